@@ -1,0 +1,19 @@
+// allgather: ring allgather over all p ranks; rank r contributes block r (partition(count,
+// p)) and ends with every block. p-1 steps, each forwarding one block of S/p bytes.
+//
+// Cost: (p-1) α + (p-1)/p S β.
+#include "algorithms/collectives.hpp"
+#include "algorithms/ring_steps.hpp"
+
+namespace ddl {
+
+void allgather_ring(Communicator& comm, MutView buf, DType type, ReduceOp op,
+                    const Options& opts) {
+  (void)op;  // nothing is reduced
+  element_count(buf, type);
+  if (comm.size() == 1 || buf.bytes == 0) return;
+  const Schedule s = ring_allgather(world_group(comm), Block{0, buf.bytes}, dtype_size(type), -1);
+  execute(comm, buf, type, ReduceOp::sum, std::span(&s, 1), {opts.segment_bytes, opts.tag_base});
+}
+
+}  // namespace ddl

@@ -1,0 +1,102 @@
+// ddl: PowerAI DDL's multi-dimensional, multi-ring allreduce.
+//
+// The p ranks form a grid d1 x d2 x ... x dk (dimension 1 innermost: the GPUs of one node).
+// A *group* along dimension i is the d_i ranks that differ only in coordinate i. Reduce-
+// scatter runs along dimension 1, then 2, ..., k, each on the *piece* the previous one left
+// (S, S/d1, S/(d1 d2), ...), so the slow outer links carry already-shrunk pieces; an allgather
+// then runs back along k, ..., 1. With rings = R the buffer is cut into R *slices* that run
+// concurrently, slice j walking the dimensions in rotated order starting at dimension j mod k,
+// so every link class is busy at once. Inside a dimension the exchange is a ring (d_i - 1
+// steps) or halving-doubling (log2 d_i steps, power-of-two d_i) per Options::methods.
+//
+// Cost (R = 1, rings in every dimension, S_i = S / (d_1 ... d_{i-1})):
+//   sum_i [ 2 (d_i - 1) α_i + 2 (d_i - 1)/d_i S_i β_i + (d_i - 1)/d_i S_i γ ]
+// i.e. 2 Σ(d_i - 1) steps instead of the flat ring's 2(p - 1), and dimension i moves only
+// S_i. With R slices each step costs the slowest of its concurrent transfers (see cost_model).
+#include "algorithms/allreduce_ddl.hpp"
+
+#include <string>
+
+#include "algorithms/collectives.hpp"
+#include "algorithms/halving_doubling_steps.hpp"
+#include "algorithms/ring_steps.hpp"
+
+namespace ddl {
+
+std::vector<int> ddl_dimension_order(int slice, int dims) {
+  std::vector<int> order(static_cast<std::size_t>(dims));
+  for (int i = 0; i < dims; ++i) order[static_cast<std::size_t>(i)] = (slice + i) % dims;
+  return order;
+}
+
+namespace {
+
+IntraMethod method_of(const Options& options, int dim) {
+  return options.methods.empty() ? IntraMethod::ring
+                                 : options.methods[static_cast<std::size_t>(dim)];
+}
+
+void check_options(const Dims& dims, const Options& options) {
+  if (options.rings < 1)
+    throw InvalidArgument("ddl: rings must be >= 1, got " + std::to_string(options.rings));
+  if (!options.methods.empty() && options.methods.size() != static_cast<std::size_t>(dims.count()))
+    throw InvalidArgument("ddl: " + std::to_string(options.methods.size()) +
+                          " per-dimension methods given for dims '" + dims.to_string() + "'");
+  for (int d = 0; d < dims.count(); ++d)
+    if (method_of(options, d) == IntraMethod::halving_doubling && !is_power_of_two(dims.extent(d)))
+      throw InvalidArgument("ddl: halving-doubling needs a power-of-two dimension; dimension " +
+                            std::to_string(d + 1) + " of '" + dims.to_string() + "' is " +
+                            std::to_string(dims.extent(d)));
+}
+
+void append(Schedule& to, const Schedule& steps) { to.insert(to.end(), steps.begin(), steps.end()); }
+
+}  // namespace
+
+std::vector<Schedule> ddl_schedules(const Dims& dims, int rank, std::size_t count,
+                                    std::size_t elem_size, const Options& options) {
+  check_options(dims, options);
+  const std::vector<int> coords = dims.coords(rank);
+  const std::vector<Block> slices =
+      partition(count, static_cast<std::size_t>(options.rings), elem_size);
+  std::vector<Schedule> schedules;
+  for (int j = 0; j < options.rings; ++j) {
+    const std::vector<int> order = ddl_dimension_order(j, dims.count());
+    Schedule schedule;
+    std::vector<Block> pieces;  // the piece each dimension worked on, for the way back
+    std::vector<Group> groups;
+    Block piece = slices[static_cast<std::size_t>(j)];
+    for (int dim : order) {
+      Group group{dims.group(rank, dim), coords[static_cast<std::size_t>(dim)]};
+      const bool hd = method_of(options, dim) == IntraMethod::halving_doubling;
+      append(schedule, hd ? hd_reduce_scatter(group, piece, elem_size, dim)
+                          : ring_reduce_scatter(group, piece, elem_size, dim));
+      pieces.push_back(piece);
+      groups.push_back(group);
+      piece = partition(piece, static_cast<std::size_t>(group.size()), elem_size)
+          [static_cast<std::size_t>(group.me)];
+    }
+    for (std::size_t i = order.size(); i-- > 0;) {
+      const int dim = order[i];
+      const bool hd = method_of(options, dim) == IntraMethod::halving_doubling;
+      append(schedule, hd ? hd_allgather(groups[i], pieces[i], elem_size, dim)
+                          : ring_allgather(groups[i], pieces[i], elem_size, dim));
+    }
+    schedules.push_back(std::move(schedule));
+  }
+  return schedules;
+}
+
+void allreduce_ddl(Communicator& comm, MutView buf, DType type, ReduceOp op,
+                   const Options& opts) {
+  const std::size_t count = element_count(buf, type);
+  const Dims dims = effective_dims(opts, comm.size());
+  check_options(dims, opts);
+  if (comm.size() == 1 || count == 0) return;
+  const std::vector<Schedule> schedules =
+      ddl_schedules(dims, comm.rank(), count, dtype_size(type), opts);
+  execute(comm, buf, type, reduction_op(op), schedules, {opts.segment_bytes, opts.tag_base});
+  finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
+}
+
+}  // namespace ddl

@@ -1,0 +1,80 @@
+// The one interface every algorithm is written against. Backends: LoopbackCommunicator (threads
+// in one process, tests), SimCommunicator (SimGrid actors), MpiCommunicator / CUDA (real/).
+// Memory space (host, device, none) is the backend's business: algorithms only hold views and
+// ask the communicator to move, reduce and copy them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "algorithms/types.hpp"
+#include "algorithms/view.hpp"
+
+namespace ddl {
+
+// Handle of an outstanding operation. id 0 means "nothing to wait for" (already complete).
+struct Request {
+  std::uint64_t id = 0;
+  bool pending() const { return id != 0; }
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Seconds: simulated time on the simulator, a monotonic wall clock on real backends.
+  virtual double now() = 0;
+
+  // Point-to-point. Matching is by (peer, tag), FIFO per (sender, receiver, tag); the receive
+  // size must equal the send size (a mismatch is an error, not a truncation). The send buffer
+  // must not be written until its request completes.
+  virtual Request isend(int peer, ConstView data, int tag) = 0;
+  virtual Request irecv(int peer, MutView data, int tag) = 0;
+  // Blocks until done, then resets r to the null request. Real backends bound the wait by a
+  // timeout and throw ddl::Timeout naming rank, peer, tag and operation.
+  virtual void wait(Request& r) = 0;
+  virtual void wait_all(std::span<Request> rs) {
+    for (Request& r : rs) wait(r);
+  }
+
+  // Local work on this rank's memory. avg is never passed here: algorithms reduce with sum and
+  // call divide() once at the end.
+  virtual void reduce(MutView inout, ConstView in, DType type, ReduceOp op) = 0;
+  virtual void copy(MutView dst, ConstView src) = 0;
+  virtual void divide(MutView inout, DType type, std::size_t divisor) = 0;
+
+  // Scratch memory in the backend's memory space, pooled so repeated collectives do not
+  // allocate (page faults are expensive). Null data in timing-only mode. Release what you take.
+  virtual MutView acquire_scratch(std::size_t bytes) = 0;
+  virtual void release_scratch(MutView scratch) = 0;
+
+  // Modelled computation (workload driver): simulated execution on the simulator, a timed
+  // busy period on real hardware. Completes when waited.
+  virtual Request compute(double seconds) = 0;
+
+  // Annotation for traces: which phase ("reduce_scatter", "allgather", ...) and which
+  // dimension (0-based, -1 for none) the following operations belong to.
+  virtual void set_phase(const char* phase, int dimension) {
+    (void)phase;
+    (void)dimension;
+  }
+};
+
+// RAII hold on scratch memory.
+class Scratch {
+ public:
+  Scratch(Communicator& comm, std::size_t bytes) : comm_(comm), view_(comm.acquire_scratch(bytes)) {}
+  ~Scratch() { comm_.release_scratch(view_); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  MutView view() const { return view_; }
+
+ private:
+  Communicator& comm_;
+  MutView view_;
+};
+
+}  // namespace ddl

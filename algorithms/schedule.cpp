@@ -1,0 +1,157 @@
+#include "algorithms/schedule.hpp"
+
+#include <algorithm>
+#include <string>
+
+namespace ddl {
+
+std::vector<Block> partition(std::size_t count, std::size_t parts, std::size_t elem_size) {
+  return partition(Block{0, count * elem_size}, parts, elem_size);
+}
+
+std::vector<Block> partition(Block range, std::size_t parts, std::size_t elem_size) {
+  DDL_CHECK(parts > 0, "partition into zero parts");
+  DDL_CHECK(elem_size > 0 && range.bytes % elem_size == 0, "range is not a whole number of elements");
+  const std::size_t count = range.bytes / elem_size;
+  const std::size_t base = count / parts, extra = count % parts;
+  std::vector<Block> blocks(parts);
+  std::size_t offset = range.offset;
+  for (std::size_t i = 0; i < parts; ++i) {
+    const std::size_t bytes = (base + (i < extra ? 1 : 0)) * elem_size;
+    blocks[i] = {offset, bytes};
+    offset += bytes;
+  }
+  return blocks;
+}
+
+int Group::at(int index) const {
+  const int g = size();
+  return ranks[static_cast<std::size_t>(((index % g) + g) % g)];
+}
+
+Group world_group(const Communicator& comm) {
+  Group g;
+  g.me = comm.rank();
+  for (int r = 0; r < comm.size(); ++r) g.ranks.push_back(r);
+  return g;
+}
+
+std::size_t element_count(MutView buffer, DType type) {
+  const std::size_t elem = dtype_size(type);
+  if (buffer.bytes % elem != 0)
+    throw InvalidArgument("buffer of " + std::to_string(buffer.bytes) + " bytes is not a whole number of " +
+                          std::string(to_string(type)) + " elements");
+  return buffer.bytes / elem;
+}
+
+ReduceOp reduction_op(ReduceOp op) { return op == ReduceOp::avg ? ReduceOp::sum : op; }
+
+void finish_average(Communicator& comm, MutView range, DType type, ReduceOp op,
+                    std::size_t contributors) {
+  if (op == ReduceOp::avg && range.bytes > 0) comm.divide(range, type, contributors);
+}
+
+namespace {
+
+// Segments in flight per transfer: two, so the reduction (or the next send) of one segment
+// overlaps the transfer of the next. Posting every segment at once would not pipeline: on a
+// fair-sharing network they would all share the link and land together.
+constexpr std::size_t kWindow = 2;
+
+// One transfer of one step, cut into whole-element segments of at most `segment` bytes.
+struct Stream {
+  const Step* step;
+  Transfer transfer;
+  int tag;
+  std::size_t segment;   // bytes per segment (the last one may be shorter)
+  std::size_t segments;  // how many
+  MutView landing;       // receive-and-reduce: kWindow slots of `segment` bytes in scratch
+  Request pending[kWindow];
+
+  MutView range(MutView buffer, std::size_t k) const {
+    const std::size_t off = k * segment;
+    return buffer.slice(transfer.offset + off, std::min(segment, transfer.bytes - off));
+  }
+  MutView slot(std::size_t k, std::size_t bytes) const {
+    return landing.slice((k % kWindow) * segment, bytes);
+  }
+};
+
+std::size_t segment_size(std::size_t bytes, std::size_t segment_bytes, std::size_t elem) {
+  if (segment_bytes == 0 || segment_bytes >= bytes) return bytes;
+  return std::max(elem, segment_bytes / elem * elem);
+}
+
+}  // namespace
+
+void execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
+             std::span<const Schedule> schedules, const ExecOptions& options) {
+  DDL_CHECK(op != ReduceOp::avg, "execute() reduces with sum for avg; divide afterwards");
+  const std::size_t elem = dtype_size(type);
+  std::size_t steps = 0;
+  for (const Schedule& s : schedules) steps = std::max(steps, s.size());
+
+  std::vector<Stream> sends, recvs;
+  std::vector<std::size_t> landing_bytes(steps, 0);
+  for (std::size_t t = 0; t < steps; ++t)
+    for (const Schedule& s : schedules)
+      if (t < s.size() && s[t].reduce)
+        for (const Transfer& r : s[t].recvs)
+          landing_bytes[t] += kWindow * segment_size(r.bytes, options.segment_bytes, elem);
+  Scratch scratch(comm, steps ? *std::max_element(landing_bytes.begin(), landing_bytes.end()) : 0);
+
+  for (std::size_t t = 0; t < steps; ++t) {
+    sends.clear();
+    recvs.clear();
+    std::size_t landing_offset = 0;
+    for (std::size_t j = 0; j < schedules.size(); ++j) {
+      if (t >= schedules[j].size()) continue;
+      const Step& step = schedules[j][t];
+      const int tag = options.tag_base + static_cast<int>(j);
+      auto add = [&](std::vector<Stream>& to, const Transfer& x, bool reduce_here) {
+        if (x.bytes == 0) return;
+        const std::size_t seg = segment_size(x.bytes, options.segment_bytes, elem);
+        Stream s{&step, x, tag, seg, (x.bytes + seg - 1) / seg, {}, {}};
+        if (reduce_here) {
+          s.landing = scratch.view().slice(landing_offset, kWindow * seg);
+          landing_offset += kWindow * seg;
+        }
+        to.push_back(s);
+      };
+      for (const Transfer& r : step.recvs) add(recvs, r, step.reduce);
+      for (const Transfer& x : step.sends) add(sends, x, false);
+    }
+    // Segment k of every stream is posted once segment k - kWindow of that stream is done, so
+    // each stream keeps kWindow segments in flight. Every rank posts index k before it waits
+    // on index k - kWindow, which is why this cannot deadlock.
+    std::size_t most = 0;
+    for (const Stream& s : recvs) most = std::max(most, s.segments);
+    for (const Stream& s : sends) most = std::max(most, s.segments);
+    auto finish_recv = [&](Stream& s, std::size_t k) {
+      comm.wait(s.pending[k % kWindow]);
+      if (!s.step->reduce) return;
+      comm.set_phase(s.step->phase, s.step->dimension);
+      const MutView target = s.range(buffer, k);
+      comm.reduce(target, s.slot(k, target.bytes), type, op);
+    };
+    for (std::size_t k = 0; k < most + kWindow; ++k) {
+      // Receives first, so no send ever waits for a receive that is not posted yet.
+      for (Stream& s : recvs) {
+        if (k >= kWindow && k - kWindow < s.segments) finish_recv(s, k - kWindow);
+        if (k >= s.segments) continue;
+        comm.set_phase(s.step->phase, s.step->dimension);
+        const MutView target = s.range(buffer, k);
+        s.pending[k % kWindow] =
+            comm.irecv(s.transfer.peer, s.step->reduce ? s.slot(k, target.bytes) : target, s.tag);
+      }
+      for (Stream& s : sends) {
+        if (k >= kWindow && k - kWindow < s.segments) comm.wait(s.pending[k % kWindow]);
+        if (k >= s.segments) continue;
+        comm.set_phase(s.step->phase, s.step->dimension);
+        s.pending[k % kWindow] = comm.isend(s.transfer.peer, s.range(buffer, k), s.tag);
+      }
+    }
+  }
+}
+
+}  // namespace ddl

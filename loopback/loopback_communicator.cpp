@@ -1,0 +1,190 @@
+#include "loopback/loopback_communicator.hpp"
+
+#include <cstring>
+#include <exception>
+#include <thread>
+
+#include "algorithms/error.hpp"
+#include "algorithms/host_reduce.hpp"
+
+namespace ddl {
+
+LoopbackWorld::LoopbackWorld(int size, std::chrono::duration<double> timeout)
+    : size_(size), timeout_(timeout) {
+  if (size < 1) throw InvalidArgument("loopback world needs at least one rank");
+}
+
+void LoopbackWorld::abort(const std::string& why) {
+  std::lock_guard lock(mutex_);
+  if (abort_reason_.empty()) abort_reason_ = why;
+  cv_.notify_all();
+}
+
+std::uint64_t LoopbackWorld::post(int src, int dst, int tag, bool is_send, void* data,
+                                  std::size_t bytes, std::string what) {
+  std::unique_lock lock(mutex_);
+  const std::uint64_t id = next_id_++;
+  ops_[id].what = std::move(what);
+  auto& waiting = is_send ? recvs_[{src, dst, tag}] : sends_[{src, dst, tag}];
+  if (waiting.empty()) {
+    (is_send ? sends_ : recvs_)[{src, dst, tag}].push_back({id, data, bytes});
+    return id;
+  }
+  const Pending other = waiting.front();
+  waiting.pop_front();
+  const Pending send = is_send ? Pending{id, data, bytes} : other;
+  const Pending recv = is_send ? other : Pending{id, data, bytes};
+  std::string error;
+  if (send.bytes != recv.bytes) {
+    error = "message size mismatch: rank " + std::to_string(src) + " sent " +
+            std::to_string(send.bytes) + " bytes to rank " + std::to_string(dst) + " with tag " +
+            std::to_string(tag) + ", which posted a receive of " + std::to_string(recv.bytes);
+  } else if (send.bytes > 0) {
+    // The matched pair is off the queues, so nobody else touches these buffers: copy unlocked.
+    lock.unlock();
+    std::memcpy(recv.data, send.data, send.bytes);
+    lock.lock();
+  }
+  for (std::uint64_t done : {send.id, recv.id}) {
+    ops_[done].done = true;
+    ops_[done].error = error;
+  }
+  cv_.notify_all();
+  return id;
+}
+
+std::uint64_t LoopbackWorld::post_timer(std::chrono::steady_clock::time_point ready_at) {
+  std::lock_guard lock(mutex_);
+  const std::uint64_t id = next_id_++;
+  ops_[id].ready_at = ready_at;
+  ops_[id].what = "compute";
+  ops_[id].done = true;
+  return id;
+}
+
+void LoopbackWorld::wait(int rank, std::uint64_t id) {
+  std::unique_lock lock(mutex_);
+  auto it = ops_.find(id);
+  DDL_CHECK(it != ops_.end(), "wait on an unknown request");
+  const auto deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout_);
+  const bool ok = cv_.wait_until(lock, deadline, [&] {
+    return ops_[id].done || !abort_reason_.empty();
+  });
+  Op op = ops_[id];
+  ops_.erase(id);
+  if (!abort_reason_.empty() && !op.done)
+    throw Abandoned("rank " + std::to_string(rank) + ": " + op.what + " abandoned: " + abort_reason_);
+  if (!ok)
+    throw Timeout("rank " + std::to_string(rank) + ": " + op.what + " timed out after " +
+                  std::to_string(timeout_.count()) + " s");
+  if (!op.error.empty()) throw InvalidArgument("rank " + std::to_string(rank) + ": " + op.error);
+  lock.unlock();
+  if (op.ready_at > std::chrono::steady_clock::now()) std::this_thread::sleep_until(op.ready_at);
+}
+
+LoopbackCommunicator::LoopbackCommunicator(LoopbackWorld& world, int rank)
+    : world_(world), rank_(rank) {
+  DDL_CHECK(rank >= 0 && rank < world.size(), "loopback rank out of range");
+}
+
+LoopbackCommunicator::~LoopbackCommunicator() = default;
+
+double LoopbackCommunicator::now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void LoopbackCommunicator::check_peer(int peer, const char* op) const {
+  if (peer < 0 || peer >= size() || peer == rank_)
+    throw InvalidArgument("rank " + std::to_string(rank_) + ": " + op + " with invalid peer " +
+                          std::to_string(peer));
+}
+
+Request LoopbackCommunicator::isend(int peer, ConstView data, int tag) {
+  check_peer(peer, "isend");
+  std::string what = "send to peer " + std::to_string(peer) + " tag " + std::to_string(tag) +
+                     " (" + std::to_string(data.bytes) + " bytes)";
+  return {world_.post(rank_, peer, tag, true, const_cast<void*>(data.data), data.bytes,
+                      std::move(what))};
+}
+
+Request LoopbackCommunicator::irecv(int peer, MutView data, int tag) {
+  check_peer(peer, "irecv");
+  std::string what = "recv from peer " + std::to_string(peer) + " tag " + std::to_string(tag) +
+                     " (" + std::to_string(data.bytes) + " bytes)";
+  return {world_.post(peer, rank_, tag, false, data.data, data.bytes, std::move(what))};
+}
+
+void LoopbackCommunicator::wait(Request& r) {
+  if (!r.pending()) return;
+  const std::uint64_t id = r.id;
+  r = {};
+  world_.wait(rank_, id);
+}
+
+void LoopbackCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp op) {
+  DDL_CHECK(inout.bytes == in.bytes, "reduce of views of different sizes");
+  host_reduce(inout.data, in.data, inout.bytes / dtype_size(type), type, op);
+}
+
+void LoopbackCommunicator::copy(MutView dst, ConstView src) {
+  DDL_CHECK(dst.bytes == src.bytes, "copy of views of different sizes");
+  if (dst.bytes && dst.data != src.data) std::memmove(dst.data, src.data, dst.bytes);
+}
+
+void LoopbackCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
+  host_divide(inout.data, inout.bytes / dtype_size(type), type, divisor);
+}
+
+MutView LoopbackCommunicator::acquire_scratch(std::size_t bytes) {
+  Buffer* best = nullptr;
+  for (Buffer& b : pool_)
+    if (!b.in_use && b.bytes >= bytes && (!best || b.bytes < best->bytes)) best = &b;
+  if (!best) {
+    pool_.push_back({std::make_unique<std::byte[]>(bytes ? bytes : 1), bytes, false});
+    best = &pool_.back();
+  }
+  best->in_use = true;
+  return {best->data.get(), bytes};
+}
+
+void LoopbackCommunicator::release_scratch(MutView scratch) {
+  for (Buffer& b : pool_)
+    if (b.data.get() == scratch.data) b.in_use = false;
+}
+
+Request LoopbackCommunicator::compute(double seconds) {
+  const auto ready = std::chrono::steady_clock::now() +
+                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(seconds));
+  return {world_.post_timer(ready)};
+}
+
+void run_ranks(int size, const std::function<void(Communicator&)>& fn,
+               std::chrono::duration<double> timeout) {
+  LoopbackWorld world(size, timeout);
+  std::vector<std::exception_ptr> causes(static_cast<std::size_t>(size)),
+      knock_ons(static_cast<std::size_t>(size));
+  std::vector<std::thread> threads;
+  for (int r = 0; r < size; ++r)
+    threads.emplace_back([&, r] {
+      try {
+        LoopbackCommunicator comm(world, r);
+        fn(comm);
+      } catch (const Abandoned&) {
+        knock_ons[static_cast<std::size_t>(r)] = std::current_exception();
+      } catch (const std::exception& e) {
+        causes[static_cast<std::size_t>(r)] = std::current_exception();
+        world.abort("rank " + std::to_string(r) + " failed: " + e.what());
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  for (const auto& e : causes)
+    if (e) std::rethrow_exception(e);
+  for (const auto& e : knock_ons)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace ddl
