@@ -4,7 +4,9 @@
 #include <cmath>
 #include <string>
 
+#include "algorithms/allreduce_dbtree.hpp"
 #include "algorithms/allreduce_ddl.hpp"
+#include "algorithms/tree_steps.hpp"
 #include "algorithms/error.hpp"
 
 namespace ddl {
@@ -91,6 +93,27 @@ double ddl(const Dims& dims, const CostParams& c, double S, const Options& o) {
   return total;
 }
 
+// Chain reduce to the node leader over dimension 1, ring among the L leaders, chain broadcast.
+double hier(const Dims& dims, const CostParams& c, std::size_t bytes, const Options& o) {
+  const int g = dims.extent(0), leaders = dims.rank_count() / g;
+  const double S = static_cast<double>(bytes);
+  double total = 0;
+  if (g > 1) {
+    const LinkCost in = c.per_dim[0];
+    const double n = static_cast<double>(chain_chunks({0, bytes}, 1, o.segment_bytes, g).size());
+    total += (g - 2 + n) * (2 * in.alpha + S / n * (2 * in.beta + c.gamma));
+  }
+  if (leaders > 1) {
+    // The leaders' ring crosses the slowest of the outer dimensions.
+    const Dims outer(std::vector<int>(dims.extents().begin() + 1, dims.extents().end()));
+    const CostParams outer_cost{std::vector<LinkCost>(c.per_dim.begin() + 1, c.per_dim.end()),
+                                c.gamma};
+    const LinkCost across = slowest(outer, outer_cost);
+    total += ring_rs(leaders, S, across, c.gamma) + ring_ag(leaders, S, across);
+  }
+  return total;
+}
+
 }  // namespace
 
 double model_time(std::string_view name, const Dims& dims, const CostParams& c,
@@ -108,6 +131,18 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& c,
   if (name == "rhd") return rhd(p, S, flat, c.gamma);
   if (name == "ddl") return ddl(dims, c, S, o);
   if (name == "broadcast_binomial") return ceil_log2(p) * (flat.alpha + S * flat.beta);
+  if (name == "broadcast_chain") {
+    const double n = static_cast<double>(chain_chunks({0, bytes}, 1, o.segment_bytes, p).size());
+    return (p - 2 + n) * (flat.alpha + S / n * flat.beta);
+  }
+  if (name == "dbtree") {
+    // Each tree pipelines its half in n chunks over n + 2H - 1 steps; interior nodes reduce
+    // two children's chunks per upward step.
+    const double n = static_cast<double>(dbtree_chunks({0, bytes / 2}, 1, o.segment_bytes).size());
+    const int h = double_binary_tree(p)[0].height();
+    return (n + 2 * h - 1) * (flat.alpha + S / (2 * n) * flat.beta) + (n + h - 1) * S / n * c.gamma;
+  }
+  if (name == "hier") return hier(dims, c, bytes, o);
   if (name == "auto") return model_time(best_allreduce(dims, c, bytes, o), dims, c, bytes, o);
   throw InvalidArgument("cost model: no model for algorithm '" + std::string(name) + "'");
 }

@@ -12,12 +12,13 @@ namespace ddl {
 LoopbackWorld::LoopbackWorld(int size, std::chrono::duration<double> timeout)
     : size_(size), timeout_(timeout) {
   if (size < 1) throw InvalidArgument("loopback world needs at least one rank");
+  wakeups_ = std::vector<std::condition_variable>(static_cast<std::size_t>(size));
 }
 
 void LoopbackWorld::abort(const std::string& why) {
   std::lock_guard lock(mutex_);
   if (abort_reason_.empty()) abort_reason_ = why;
-  cv_.notify_all();
+  for (auto& w : wakeups_) w.notify_all();
 }
 
 std::uint64_t LoopbackWorld::post(int src, int dst, int tag, bool is_send, void* data,
@@ -25,6 +26,7 @@ std::uint64_t LoopbackWorld::post(int src, int dst, int tag, bool is_send, void*
   std::unique_lock lock(mutex_);
   const std::uint64_t id = next_id_++;
   ops_[id].what = std::move(what);
+  ops_[id].owner = is_send ? src : dst;
   auto& waiting = is_send ? recvs_[{src, dst, tag}] : sends_[{src, dst, tag}];
   if (waiting.empty()) {
     (is_send ? sends_ : recvs_)[{src, dst, tag}].push_back({id, data, bytes});
@@ -45,17 +47,23 @@ std::uint64_t LoopbackWorld::post(int src, int dst, int tag, bool is_send, void*
     std::memcpy(recv.data, send.data, send.bytes);
     lock.lock();
   }
-  for (std::uint64_t done : {send.id, recv.id}) {
-    ops_[done].done = true;
-    ops_[done].error = error;
-  }
-  cv_.notify_all();
+  complete(send.id, error);
+  complete(recv.id, error);
   return id;
 }
 
-std::uint64_t LoopbackWorld::post_timer(std::chrono::steady_clock::time_point ready_at) {
+void LoopbackWorld::complete(std::uint64_t id, const std::string& error) {
+  Op& op = ops_[id];
+  op.done = true;
+  op.error = error;
+  wakeups_[static_cast<std::size_t>(op.owner)].notify_all();
+}
+
+std::uint64_t LoopbackWorld::post_timer(int rank,
+                                        std::chrono::steady_clock::time_point ready_at) {
   std::lock_guard lock(mutex_);
   const std::uint64_t id = next_id_++;
+  ops_[id].owner = rank;
   ops_[id].ready_at = ready_at;
   ops_[id].what = "compute";
   ops_[id].done = true;
@@ -69,7 +77,7 @@ void LoopbackWorld::wait(int rank, std::uint64_t id) {
   const auto deadline =
       std::chrono::steady_clock::now() +
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout_);
-  const bool ok = cv_.wait_until(lock, deadline, [&] {
+  const bool ok = wakeups_[static_cast<std::size_t>(rank)].wait_until(lock, deadline, [&] {
     return ops_[id].done || !abort_reason_.empty();
   });
   Op op = ops_[id];
@@ -159,7 +167,7 @@ Request LoopbackCommunicator::compute(double seconds) {
   const auto ready = std::chrono::steady_clock::now() +
                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                          std::chrono::duration<double>(seconds));
-  return {world_.post_timer(ready)};
+  return {world_.post_timer(rank_, ready)};
 }
 
 void run_ranks(int size, const std::function<void(Communicator&)>& fn,

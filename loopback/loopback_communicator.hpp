@@ -40,6 +40,7 @@ class LoopbackWorld {
   struct Op {
     bool done = false;
     std::string error;
+    int owner = 0;     // the rank that waits on it
     std::string what;  // "recv from peer 3 tag 7 (4096 bytes)", for error messages
     std::chrono::steady_clock::time_point ready_at{};  // compute(): completes at this time
   };
@@ -53,12 +54,14 @@ class LoopbackWorld {
   std::uint64_t post(int src, int dst, int tag, bool is_send, void* data, std::size_t bytes,
                      std::string what);
   void wait(int rank, std::uint64_t id);
-  std::uint64_t post_timer(std::chrono::steady_clock::time_point ready_at);
+  std::uint64_t post_timer(int rank, std::chrono::steady_clock::time_point ready_at);
+  void complete(std::uint64_t id, const std::string& error);
 
   const int size_;
   const std::chrono::duration<double> timeout_;
   std::mutex mutex_;
-  std::condition_variable cv_;
+  // One per rank: a completion wakes only the rank that waits on it, not all of them.
+  std::vector<std::condition_variable> wakeups_;
   std::uint64_t next_id_ = 1;
   std::string abort_reason_;
   std::unordered_map<std::uint64_t, Op> ops_;

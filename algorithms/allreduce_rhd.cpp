@@ -1,0 +1,84 @@
+// rhd: Rabenseifner's allreduce, recursive halving reduce-scatter then recursive doubling
+// allgather, for any rank count.
+//
+// Vocabulary: p' = the largest power of two <= p are the *survivors*; the r = p - p' other
+// ranks are *folded*. Blocks are partition(count, p') over the survivors' new ranks; at each
+// halving step a survivor swaps half of the blocks it still holds with the partner at
+// distance p'/2, p'/4, ..., 1 and reduces the half it keeps, so it ends with one reduced
+// block; the doubling steps retrace those exchanges without reducing.
+//
+// Fix-up for p not a power of two (MPICH's convention): among the first 2r ranks, each even
+// rank 2j sends its whole buffer to 2j+1, which reduces it (*fold*) and takes new rank j; the
+// ranks >= 2r take new rank (rank - r). The p' survivors run halving-doubling among
+// themselves, then 2j+1 sends the finished buffer back to 2j (*unfold*). Folded ranks sit
+// idle (empty steps) in between. One message each way per pair keeps the fix-up at two
+// steps; splitting the fold into half-buffer exchanges would move fewer bytes per link but
+// add steps, which is the wrong trade where rhd is chosen (latency-bound sizes).
+//
+// Cost for p a power of two (every step pays the largest transfer of any rank):
+//   2 log2(p) α + 2 (p-1)/p S β + (p-1)/p S γ
+// Otherwise the same with p' for p, plus the fix-up: fold α + S β + S γ, unfold α + S β, i.e.
+//   (2 log2(p') + 2) α + (2 (p'-1)/p' + 2) S β + ((p'-1)/p' + 1) S γ.
+#include "algorithms/allreduce_rhd.hpp"
+
+#include "algorithms/collectives.hpp"
+#include "algorithms/halving_doubling_steps.hpp"
+
+namespace ddl {
+
+int rhd_survivors(int ranks) {
+  DDL_CHECK(ranks >= 1, "rhd needs at least one rank");
+  int survivors = 1;
+  while (survivors <= ranks / 2) survivors *= 2;
+  return survivors;
+}
+
+Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_size) {
+  DDL_CHECK(rank >= 0 && rank < ranks, "rhd: rank out of range");
+  const int survivors = rhd_survivors(ranks), folded = ranks - survivors;
+  const Block all{0, count * elem_size};
+  // Survivors in new-rank order: the odd ranks of the folded pairs, then everyone from 2r on.
+  Group group;
+  for (int r = 0; r < ranks; ++r)
+    if (r >= 2 * folded || r % 2 == 1) group.ranks.push_back(r);
+  const bool survives = rank >= 2 * folded || rank % 2 == 1;
+  group.me = rank >= 2 * folded ? rank - folded : rank / 2;
+
+  Schedule schedule;
+  Step fold, unfold;
+  fold.phase = "fold";
+  unfold.phase = "unfold";
+  if (rank < 2 * folded && survives) {
+    fold.recvs.push_back({rank - 1, all.offset, all.bytes});
+    fold.reduce = true;
+    unfold.sends.push_back({rank - 1, all.offset, all.bytes});
+  } else if (rank < 2 * folded) {
+    fold.sends.push_back({rank + 1, all.offset, all.bytes});
+    unfold.recvs.push_back({rank + 1, all.offset, all.bytes});
+  }
+  if (folded > 0) schedule.push_back(fold);
+  if (survives) {
+    const Schedule rs = hd_reduce_scatter(group, all, elem_size, -1);
+    const Schedule ag = hd_allgather(group, all, elem_size, -1);
+    schedule.insert(schedule.end(), rs.begin(), rs.end());
+    schedule.insert(schedule.end(), ag.begin(), ag.end());
+  } else {
+    int halving_steps = 0;
+    for (int m = 1; m < survivors; m *= 2) ++halving_steps;
+    schedule.resize(schedule.size() + 2 * static_cast<std::size_t>(halving_steps));
+  }
+  if (folded > 0) schedule.push_back(unfold);
+  return schedule;
+}
+
+void allreduce_rhd(Communicator& comm, MutView buf, DType type, ReduceOp op,
+                   const Options& opts) {
+  const std::size_t count = element_count(buf, type);
+  if (comm.size() == 1 || buf.bytes == 0) return;
+  const Schedule s = rhd_schedule(comm.size(), comm.rank(), count, dtype_size(type));
+  execute(comm, buf, type, reduction_op(op), std::span(&s, 1),
+          {opts.segment_bytes, opts.tag_base});
+  finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
+}
+
+}  // namespace ddl

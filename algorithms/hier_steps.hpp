@@ -1,0 +1,26 @@
+// The schedule of hier (Horovod-style hierarchical allreduce) for one rank, as a pure function
+// so it is unit-tested without a communicator. See allreduce_hier.cpp for the algorithm.
+#pragma once
+
+#include <cstddef>
+
+#include "algorithms/dims.hpp"
+#include "algorithms/schedule.hpp"
+
+namespace ddl {
+
+// The ranks of `rank`'s node (dimension 0 of the grid), ordered by that coordinate; the
+// node's leader is member 0.
+Group hier_node(const Dims& dims, int rank);
+// Every leader (coordinate 0 in dimension 0), ordered by rank; `me` is meaningful only when
+// `rank` is a leader.
+Group hier_leaders(const Dims& dims, int rank);
+
+// Chain reduce to the leader inside the node, ring reduce-scatter + allgather among the
+// leaders, chain broadcast from the leader inside the node, over `range`. Non-leaders get
+// empty steps while the leaders' ring runs, so every rank has the same number of steps and
+// the steps of all ranks match in lockstep. chunk_bytes: as in chain_chunks().
+Schedule hier_allreduce(const Dims& dims, int rank, Block range, std::size_t elem_size,
+                        std::size_t chunk_bytes);
+
+}  // namespace ddl

@@ -1,0 +1,324 @@
+// Halving-doubling steps, rhd's fix-up schedule, dbtree's trees and pipelined schedules, and
+// both algorithms on the loopback communicator.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "algorithms/allreduce_dbtree.hpp"
+#include "algorithms/allreduce_rhd.hpp"
+#include "algorithms/halving_doubling_steps.hpp"
+#include "tests/run_collective.hpp"
+
+using namespace ddl;
+
+namespace {
+
+constexpr std::size_t kElem = 4;
+
+// Contributions per element, as a bit set of world ranks (p <= 16 here).
+using Buffers = std::vector<std::vector<unsigned>>;  // [rank][element]
+
+// Runs every rank's schedules in lockstep on symbolic buffers, as the executor does. Checks:
+// each transfer lies inside the buffer and is element-aligned; at every step the sends of each
+// (sender, receiver, schedule) equal, in order, the receives posted for them; no rank sends
+// from bytes it writes in the same step; a reduction never counts a rank twice; two plain
+// receives never write the same bytes in one step.
+void play(const std::vector<std::vector<Schedule>>& ranks, std::size_t count, Buffers& buf) {
+  const int p = static_cast<int>(ranks.size());
+  const std::size_t bytes = count * kElem;
+  std::size_t steps = 0;
+  for (const auto& schedules : ranks)
+    for (const Schedule& s : schedules) steps = std::max(steps, s.size());
+  for (std::size_t t = 0; t < steps; ++t) {
+    using Key = std::tuple<int, int, std::size_t>;  // sender, receiver, schedule
+    std::map<Key, std::vector<Transfer>> sent, posted;
+    for (int r = 0; r < p; ++r)
+      for (std::size_t j = 0; j < ranks[static_cast<std::size_t>(r)].size(); ++j) {
+        const Schedule& s = ranks[static_cast<std::size_t>(r)][j];
+        if (t >= s.size()) continue;
+        for (const Transfer& x : s[t].sends) {
+          REQUIRE(x.offset % kElem == 0);
+          REQUIRE(x.bytes % kElem == 0);
+          REQUIRE(x.offset + x.bytes <= bytes);
+          if (x.bytes > 0) sent[{r, x.peer, j}].push_back({x.peer, x.offset, x.bytes});
+        }
+        for (const Transfer& x : s[t].recvs) {
+          REQUIRE(x.offset + x.bytes <= bytes);
+          if (x.bytes > 0) posted[{x.peer, r, j}].push_back({r, x.offset, x.bytes});
+        }
+      }
+    INFO("step " << t);
+    REQUIRE(sent == posted);
+    const Buffers before = buf;
+    for (int r = 0; r < p; ++r) {
+      const auto me = static_cast<std::size_t>(r);
+      std::vector<int> written(count, 0);  // 1: plain receive, 2: reduction
+      std::vector<bool> read(count, false);
+      for (const Schedule& s : ranks[me]) {
+        if (t >= s.size()) continue;
+        for (const Transfer& x : s[t].sends)
+          for (std::size_t e = x.offset / kElem; e < (x.offset + x.bytes) / kElem; ++e) read[e] = true;
+        for (const Transfer& x : s[t].recvs)
+          for (std::size_t e = x.offset / kElem; e < (x.offset + x.bytes) / kElem; ++e) {
+            const unsigned in = before[static_cast<std::size_t>(x.peer)][e];
+            if (s[t].reduce) {
+              REQUIRE(written[e] != 1);
+              REQUIRE((buf[me][e] & in) == 0u);
+              buf[me][e] |= in;
+              written[e] = 2;
+            } else {
+              REQUIRE(written[e] == 0);
+              buf[me][e] = in;
+              written[e] = 1;
+            }
+          }
+      }
+      for (std::size_t e = 0; e < count; ++e) REQUIRE(!(read[e] && written[e] != 0));
+    }
+  }
+}
+
+// Plays `ranks` from every rank holding only its own contribution; returns the final buffers.
+Buffers play_allreduce(const std::vector<std::vector<Schedule>>& ranks, std::size_t count) {
+  Buffers buf(ranks.size());
+  for (std::size_t r = 0; r < ranks.size(); ++r) buf[r].assign(count, 1u << r);
+  play(ranks, count, buf);
+  return buf;
+}
+
+void require_exact(const char* name, int p, std::size_t count, DType t, ReduceOp op,
+                   std::size_t segment_bytes) {
+  Options opts;
+  opts.segment_bytes = segment_bytes;
+  INFO(name << " ranks=" << p << " count=" << count << " " << to_string(t) << " " << to_string(op)
+            << " segment=" << segment_bytes);
+  const test::Outcome out = test::run_collective(find_algorithm(name), p, count, t, op, opts);
+  INFO(out.first);
+  REQUIRE(out.wrong == 0);
+}
+
+Group group_of(int g, int me) {
+  Group group;
+  for (int r = 0; r < g; ++r) group.ranks.push_back(100 + 3 * r);  // world ranks != indices
+  group.me = me;
+  return group;
+}
+
+}  // namespace
+
+TEST_CASE("is_power_of_two", "[schedule][rhd]") {
+  for (int n : {1, 2, 4, 8, 1024, 1 << 30}) CHECK(is_power_of_two(n));
+  for (int n : {0, -2, 3, 6, 12, 1000}) CHECK_FALSE(is_power_of_two(n));
+}
+
+TEST_CASE("hd reduce-scatter halves toward block i, allgather doubles back", "[schedule][rhd]") {
+  for (int g : {1, 2, 4, 8, 16})
+    for (std::size_t count : {0u, 1u, 3u, 7u, 16u, 17u, 100u}) {
+      const Block range{8 * kElem, count * kElem};  // a sub-range, as ddl's pieces are
+      const auto blocks = partition(range, static_cast<std::size_t>(g), kElem);
+      for (int me = 0; me < g; ++me) {
+        INFO("g=" << g << " count=" << count << " me=" << me);
+        const Group group = group_of(g, me);
+        const Schedule rs = hd_reduce_scatter(group, range, kElem, 1);
+        const Schedule ag = hd_allgather(group, range, kElem, 1);
+        int steps = 0;
+        for (int m = 1; m < g; m *= 2) ++steps;
+        REQUIRE(rs.size() == static_cast<std::size_t>(steps));
+        REQUIRE(ag.size() == static_cast<std::size_t>(steps));
+        Block held = range;
+        int m = g / 2;
+        for (const Step& s : rs) {
+          REQUIRE(s.sends.size() == 1);
+          REQUIRE(s.recvs.size() == 1);
+          CHECK(s.reduce);
+          CHECK(s.dimension == 1);
+          CHECK(s.sends[0].peer == group.ranks[static_cast<std::size_t>(me ^ m)]);
+          CHECK(s.recvs[0].peer == s.sends[0].peer);
+          // The halves are adjacent, do not overlap and cover what was held; the kept
+          // (received) half is the one on my side of m.
+          const Transfer& lo = (me & m) ? s.sends[0] : s.recvs[0];
+          const Transfer& hi = (me & m) ? s.recvs[0] : s.sends[0];
+          CHECK(lo.offset == held.offset);
+          CHECK(lo.offset + lo.bytes == hi.offset);
+          CHECK(hi.offset + hi.bytes == held.offset + held.bytes);
+          held = {s.recvs[0].offset, s.recvs[0].bytes};
+          m /= 2;
+        }
+        CHECK(held == blocks[static_cast<std::size_t>(me)]);
+        m = 1;
+        for (const Step& s : ag) {
+          CHECK_FALSE(s.reduce);
+          CHECK(s.sends[0].peer == group.ranks[static_cast<std::size_t>(me ^ m)]);
+          CHECK(s.sends[0] == Transfer{s.sends[0].peer, held.offset, held.bytes});
+          const Transfer& r = s.recvs[0];
+          CHECK((r.offset + r.bytes == held.offset || held.offset + held.bytes == r.offset));
+          held = {std::min(held.offset, r.offset), held.bytes + r.bytes};
+          m *= 2;
+        }
+        CHECK(held == range);
+      }
+    }
+}
+
+TEST_CASE("hd steps reduce every member's contribution exactly once", "[schedule][rhd]") {
+  for (int g : {2, 4, 8, 16})
+    for (std::size_t count : {1u, 5u, 16u, 33u}) {
+      INFO("g=" << g << " count=" << count);
+      std::vector<std::vector<Schedule>> ranks;
+      for (int me = 0; me < g; ++me) {
+        Group group;
+        for (int r = 0; r < g; ++r) group.ranks.push_back(r);
+        group.me = me;
+        Schedule s = hd_reduce_scatter(group, {0, count * kElem}, kElem, -1);
+        const Schedule ag = hd_allgather(group, {0, count * kElem}, kElem, -1);
+        s.insert(s.end(), ag.begin(), ag.end());
+        ranks.push_back({s});
+      }
+      const Buffers out = play_allreduce(ranks, count);
+      for (const auto& b : out)
+        for (unsigned v : b) CHECK(v == (1u << g) - 1);
+    }
+}
+
+TEST_CASE("hd steps reject groups that are not powers of two", "[schedule][rhd]") {
+  CHECK_THROWS_AS(hd_reduce_scatter(group_of(3, 0), {0, 12}, kElem, 0), InvalidArgument);
+  CHECK_THROWS_AS(hd_allgather(group_of(6, 2), {0, 24}, kElem, 0), InvalidArgument);
+}
+
+TEST_CASE("rhd schedule: fold, halving-doubling among survivors, unfold", "[schedule][rhd]") {
+  for (int p = 1; p <= 16; ++p) {
+    const int survivors = rhd_survivors(p);
+    CHECK(is_power_of_two(survivors));
+    CHECK(survivors <= p);
+    CHECK(2 * survivors > p);
+    for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{37}}) {
+      INFO("p=" << p << " count=" << count);
+      std::vector<std::vector<Schedule>> ranks;
+      for (int r = 0; r < p; ++r) ranks.push_back({rhd_schedule(p, r, count, kElem)});
+      for (const auto& s : ranks) CHECK(s[0].size() == ranks[0][0].size());
+      const int folded = p - survivors;
+      for (int r = 0; r < 2 * folded; r += 2) {
+        // A folded rank sends everything once and receives everything once, at the ends.
+        const Schedule& s = ranks[static_cast<std::size_t>(r)][0];
+        CHECK(s.front().sends == std::vector<Transfer>{{r + 1, 0, count * kElem}});
+        CHECK(s.back().recvs == std::vector<Transfer>{{r + 1, 0, count * kElem}});
+        for (std::size_t t = 1; t + 1 < s.size(); ++t) CHECK(s[t].sends.empty());
+      }
+      const Buffers out = play_allreduce(ranks, count);
+      for (const auto& b : out)
+        for (unsigned v : b) CHECK(v == (1u << p) - 1);
+    }
+  }
+}
+
+TEST_CASE("dbtree: NCCL's trees, complementary and of logarithmic height", "[schedule][dbtree]") {
+  // NCCL's drawing for 12 ranks: 0-8, 8-{4,10}, 4-{2,6}, 2-{1,3}, 6-{5,7}, 10-{9,11}.
+  CHECK(nccl_btree(12).parent == std::vector<int>{-1, 2, 4, 2, 8, 6, 4, 6, 0, 10, 8, 10});
+  // ... and for 13 ranks 12 hangs under 8 and has the one child 10.
+  CHECK(nccl_btree(13).children[12] == std::vector<int>{10});
+  for (int p = 1; p <= 64; ++p) {
+    INFO("p=" << p);
+    const auto trees = double_binary_tree(p);
+    int height = 0;
+    while ((1 << height) < p) ++height;
+    for (const BinaryTree& tree : trees) {
+      REQUIRE(tree.parent.size() == static_cast<std::size_t>(p));
+      CHECK(tree.parent[static_cast<std::size_t>(tree.root)] == -1);
+      CHECK(tree.height() == height);
+      if (p > 1) CHECK(tree.children[static_cast<std::size_t>(tree.root)].size() == 1);
+      for (int r = 0; r < p; ++r) {
+        const auto me = static_cast<std::size_t>(r);
+        CHECK(tree.children[me].size() <= 2);
+        if (r != tree.root) {
+          // Spans every rank: the parent chain reaches the root within p hops.
+          REQUIRE(tree.parent[me] >= 0);
+          int up = r, hops = 0;
+          while (up != tree.root && hops <= p) up = tree.parent[static_cast<std::size_t>(up)], ++hops;
+          CHECK(up == tree.root);
+          CHECK(hops == tree.depth[me]);
+          const auto& siblings = tree.children[static_cast<std::size_t>(tree.parent[me])];
+          CHECK(std::count(siblings.begin(), siblings.end(), r) == 1);
+        }
+      }
+    }
+    CHECK(trees[1].root == (p % 2 == 0 ? p - 1 : 1 % p));
+    for (int r = 0; r < p; ++r) {
+      const auto me = static_cast<std::size_t>(r);
+      const bool interior0 = !trees[0].children[me].empty();
+      const bool interior1 = !trees[1].children[me].empty();
+      CHECK(interior0 == (r % 2 == 0 && p > 1));
+      if (interior0 && !(r == 0 && p % 2 == 1)) CHECK_FALSE(interior1);
+    }
+  }
+}
+
+TEST_CASE("dbtree: chunking", "[schedule][dbtree]") {
+  CHECK(dbtree_chunks({0, 0}, kElem, 0).empty());
+  CHECK(dbtree_chunks({40, 12}, kElem, 0) == std::vector<Block>{{40, 12}});
+  CHECK(dbtree_chunks({0, 3 * kDbtreeMinChunkBytes}, kElem, 0).size() == 3);
+  CHECK(dbtree_chunks({0, 1 << 24}, kElem, 0).size() == kDbtreeChunks);
+  // A chunk size: ceil(elements / per_chunk) balanced chunks, none above the size.
+  const auto chunks = dbtree_chunks({8, 10 * kElem}, kElem, 3 * kElem + 1);
+  CHECK(chunks == std::vector<Block>{{8, 12}, {20, 12}, {32, 8}, {40, 8}});
+  // Below one element: one element per chunk.
+  CHECK(dbtree_chunks({0, 5 * kElem}, kElem, 1).size() == 5);
+}
+
+TEST_CASE("dbtree: pipelined schedules reduce every rank once and stay in bounds",
+          "[schedule][dbtree]") {
+  for (int p = 1; p <= 16; ++p)
+    for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p), std::size_t{41}})
+      for (std::size_t chunk : {std::size_t{0}, kElem, 3 * kElem}) {
+        INFO("p=" << p << " count=" << count << " chunk=" << chunk);
+        std::vector<std::vector<Schedule>> ranks;
+        for (int r = 0; r < p; ++r) ranks.push_back(dbtree_schedules(p, r, count, kElem, chunk));
+        if (p > 1) {
+          // c + 2H - 1 steps per tree.
+          const auto halves = partition(count, 2, kElem);
+          const auto trees = double_binary_tree(p);
+          for (std::size_t h = 0; h < 2; ++h) {
+            const std::size_t c = dbtree_chunks(halves[h], kElem, chunk).size();
+            const std::size_t steps = c == 0 ? 0 : c + 2 * static_cast<std::size_t>(trees[h].height()) - 1;
+            CHECK(ranks[0][2 * h].size() == steps);
+            CHECK(ranks[0][2 * h + 1].size() == steps);
+          }
+        }
+        const Buffers out = play_allreduce(ranks, count);
+        for (const auto& b : out)
+          for (unsigned v : b) CHECK(v == (1u << p) - 1);
+      }
+}
+
+TEST_CASE("rhd and dbtree are exact over ranks 1..16 and awkward counts",
+          "[loopback][rhd][dbtree]") {
+  for (const char* name : {"rhd", "dbtree"})
+    for (int p = 1; p <= 16; ++p) {
+      const auto q = static_cast<std::size_t>(p);
+      for (std::size_t count : {std::size_t{0}, std::size_t{1}, q - 1, q, q + 1,
+                                std::size_t{1000003}, std::size_t{1} << 20})
+        require_exact(name, p, count, DType::float32, ReduceOp::sum, 0);
+    }
+}
+
+TEST_CASE("rhd and dbtree are exact for every dtype and op", "[loopback][rhd][dbtree]") {
+  for (const char* name : {"rhd", "dbtree"})
+    for (int p : {1, 2, 3, 4, 7, 8, 16})
+      for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{67}})
+        for (DType t : all_dtypes())
+          for (ReduceOp op : all_reduce_ops()) require_exact(name, p, count, t, op, 0);
+}
+
+TEST_CASE("rhd and dbtree are exact with segmenting", "[loopback][rhd][dbtree]") {
+  // Tiny segments on small buffers (many segments per transfer), realistic ones on a large one.
+  const std::vector<std::pair<std::size_t, std::vector<std::size_t>>> cases = {
+      {7, {0, 4, 12}}, {1000, {0, 4, 12, 4096}}, {100003, {0, 4096, 1 << 16}}};
+  for (const char* name : {"rhd", "dbtree"})
+    for (int p : {2, 3, 5, 8, 13})
+      for (const auto& [count, segments] : cases)
+        for (std::size_t segment : segments)
+          require_exact(name, p, count, DType::float32, ReduceOp::avg, segment);
+}
