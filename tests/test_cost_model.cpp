@@ -1,0 +1,76 @@
+// The analytical model against values computed by hand from the formulas in the README.
+#include <catch2/catch.hpp>
+
+#include "algorithms/cost_model.hpp"
+#include "algorithms/error.hpp"
+
+using namespace ddl;
+using Catch::Detail::Approx;
+
+namespace {
+// Dimension 1: 1 us, 1 ns/B; dimension 2: 2 us, 4 ns/B; reduction 0.1 ns/B.
+const CostParams two_level{{{1e-6, 1e-9}, {2e-6, 4e-9}}, 1e-10};
+const CostParams one_level{{{1e-6, 1e-9}}, 1e-10};
+}  // namespace
+
+TEST_CASE("ring and rhd follow their closed forms", "[cost]") {
+  const Options o;
+  // 2(p-1)(α + S/p β) + (p-1) S/p γ with p = 4, S = 4000.
+  CHECK(model_time("ring", Dims::flat(4), one_level, 4000, o) == Approx(12.3e-6));
+  // The flat ring over 4x2 pays the slower class: 14 (2e-6 + 1000 * 4e-9) + 7000e-10.
+  CHECK(model_time("ring", Dims::parse("4x2"), two_level, 8000, o) == Approx(84.7e-6));
+  // p = 8: 2 log2 8 α + 2 (7/8) S β + (7/8) S γ with S = 8000.
+  CHECK(model_time("rhd", Dims::flat(8), one_level, 8000, o) == Approx(6e-6 + 14e-6 + 0.7e-6));
+  // p = 6 folds onto 4: rhd(4) + 2 (α + S β) + S γ.
+  CHECK(model_time("rhd", Dims::flat(6), one_level, 8000, o) ==
+        Approx(4e-6 + 12e-6 + 0.6e-6 + 2 * (1e-6 + 8e-6) + 0.8e-6));
+  CHECK(model_time("reduce_scatter", Dims::flat(4), one_level, 4000, o) ==
+        Approx(3 * 2e-6 + 0.3e-6));
+  CHECK(model_time("allgather", Dims::flat(4), one_level, 4000, o) == Approx(6e-6));
+  CHECK(model_time("broadcast_binomial", Dims::flat(5), one_level, 1000, o) == Approx(3 * 2e-6));
+}
+
+TEST_CASE("ddl's dimensions move shrinking pieces", "[cost][ddl]") {
+  Options o;
+  // Dimension 1 (d = 4) on 8000 B: 6 us + 12 us + 0.6 us; dimension 2 (d = 2) on 2000 B:
+  // 4 us + 8 us + 0.1 us.
+  CHECK(model_time("ddl", Dims::parse("4x2"), two_level, 8000, o) == Approx(30.7e-6));
+  // Two slices in rotated orders, in lockstep: each step pays its slowest transfer plus both
+  // reductions (hand-expanded step by step: 10.3 + 2.15 + 2.15 + 4.1 + 4 + 2 + 2 + 10 us).
+  o.rings = 2;
+  CHECK(model_time("ddl", Dims::parse("4x2"), two_level, 8000, o) == Approx(36.7e-6));
+  // Halving-doubling in dimension 1: distances 2, 1 on 8000 B (4000, 2000 B), back 2000,
+  // 4000 B; then the ring along dimension 2 on the 2000 B piece as above.
+  o.rings = 1;
+  o.methods = {IntraMethod::halving_doubling, IntraMethod::ring};
+  CHECK(model_time("ddl", Dims::parse("4x2"), two_level, 8000, o) ==
+        Approx((5e-6 + 3e-6 + 0.6e-6) + (3e-6 + 5e-6) + 12.1e-6));
+}
+
+TEST_CASE("hier: chain in the node, ring among leaders", "[cost]") {
+  // 8 chunks in the 4-GPU node: 10 (2 α0 + 1000 (2 β0 + γ)) = 41 us; leaders' ring over 2
+  // nodes on 8000 B: (2 + 16 + 0.4) + (2 + 16) us.
+  CHECK(model_time("hier", Dims::parse("4x2"), two_level, 8000, Options{}) == Approx(77.4e-6));
+}
+
+TEST_CASE("auto takes the argmin", "[cost]") {
+  const Options o;
+  const Dims flat16 = Dims::flat(16);
+  const CostParams uniform = uniform_costs(flat16);
+  // 8 bytes: latency decides, and rhd has the fewest steps (8 against the ring's 30).
+  CHECK(best_allreduce(flat16, uniform, 8, o) == "rhd");
+  for (std::size_t bytes : {std::size_t{8}, std::size_t{1} << 20, std::size_t{1} << 28}) {
+    const std::string best = best_allreduce(flat16, uniform, bytes, o);
+    for (const char* name : {"ring", "ddl", "rhd", "dbtree", "hier"})
+      CHECK(model_time(best, flat16, uniform, bytes, o) <= model_time(name, flat16, uniform, bytes, o));
+    CHECK(model_time("auto", flat16, uniform, bytes, o) == model_time(best, flat16, uniform, bytes, o));
+  }
+}
+
+TEST_CASE("the model rejects what it cannot price", "[cost][errors]") {
+  CHECK_THROWS_WITH(model_time("ring", Dims::parse("4x2"), one_level, 8, Options{}),
+                    Catch::Contains("1 link classes") && Catch::Contains("'4x2'"));
+  CHECK_THROWS_WITH(model_time("nccl", Dims::flat(4), one_level, 8, Options{}),
+                    Catch::Contains("'nccl'"));
+  CHECK(model_time("ring", Dims::flat(1), one_level, 1 << 20, Options{}) == 0);
+}
