@@ -138,7 +138,8 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& c,
   if (name == "dbtree") {
     // Each tree pipelines its half in n chunks over n + 2H - 1 steps; interior nodes reduce
     // two children's chunks per upward step.
-    const double n = static_cast<double>(dbtree_chunks({0, bytes / 2}, 1, o.segment_bytes).size());
+    const double n = std::max<double>(
+        1, static_cast<double>(dbtree_chunks({0, bytes / 2}, 1, o.segment_bytes).size()));
     const int h = double_binary_tree(p)[0].height();
     return (n + 2 * h - 1) * (flat.alpha + S / (2 * n) * flat.beta) + (n + h - 1) * S / n * c.gamma;
   }
