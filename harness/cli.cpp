@@ -1,0 +1,88 @@
+#include "harness/cli.hpp"
+
+#include "algorithms/error.hpp"
+#include "harness/sizes.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddl::harness {
+
+Format parse_format(std::string_view text) {
+  if (text == "table") return Format::table;
+  if (text == "csv") return Format::csv;
+  if (text == "json") return Format::json;
+  throw InvalidArgument("unknown --format '" + std::string(text) + "' (known: table, csv, json)");
+}
+
+void add_common_options(po::options_description& desc, const CommonDefaults& d) {
+  const Options algo_defaults;
+  desc.add_options()
+      ("minbytes,b", po::value<std::string>()->default_value(d.min_bytes), "smallest message size (8, 64K, 1M, 1G)")
+      ("maxbytes,e", po::value<std::string>()->default_value(d.max_bytes), "largest message size")
+      ("stepfactor,f", po::value<std::size_t>()->default_value(2), "multiply the size by this between rows")
+      ("dtype,d", po::value<std::string>()->default_value("float"),
+       "element type: float, double, half, bfloat16, int32, int64")
+      ("op,o", po::value<std::string>()->default_value("sum"), "reduction: sum, prod, min, max, avg")
+      ("iters,n", po::value<int>()->default_value(d.iters), ("timed iterations per size (time = their " + d.time_statistic + ")").c_str())
+      ("warmup,w", po::value<int>()->default_value(d.warmup), "untimed iterations before them")
+      ("check,c", po::bool_switch(), "move real data and count wrong elements (#wrong)")
+      ("algo", po::value<std::string>()->default_value(d.algo),
+       "algorithm name, comma-separated names, or 'all' (every allreduce algorithm)")
+      ("dims", po::value<std::string>(), "logical grid, innermost first, e.g. 4x8x8")
+      ("format", po::value<std::string>()->default_value("table"), "output: table, csv or json")
+      ("segment", po::value<std::string>()->default_value(format_size(algo_defaults.segment_bytes)),
+       "pipelining segment size (0: whole transfers)")
+      ("rings", po::value<int>()->default_value(algo_defaults.rings),
+       "ddl: concurrent rotated-order rings (slices)");
+}
+
+CommonOptions read_common_options(const po::variables_map& vm) {
+  CommonOptions o;
+  const std::size_t min_bytes = parse_size(vm["minbytes"].as<std::string>());
+  const std::size_t max_bytes = parse_size(vm["maxbytes"].as<std::string>());
+  o.sizes = size_sweep(min_bytes, max_bytes, vm["stepfactor"].as<std::size_t>());
+  o.dtype = parse_dtype(vm["dtype"].as<std::string>());
+  o.op = parse_reduce_op(vm["op"].as<std::string>());
+  o.iters = vm["iters"].as<int>();
+  o.warmup = vm["warmup"].as<int>();
+  if (o.iters < 1) throw InvalidArgument("--iters must be at least 1, got " + std::to_string(o.iters));
+  if (o.warmup < 0) throw InvalidArgument("--warmup must be >= 0, got " + std::to_string(o.warmup));
+  o.check = vm["check"].as<bool>();
+  o.algos = resolve_algorithms(vm["algo"].as<std::string>());
+  if (vm.count("dims")) o.dims = Dims::parse(vm["dims"].as<std::string>());
+  o.format = parse_format(vm["format"].as<std::string>());
+  o.segment_bytes = parse_size(vm["segment"].as<std::string>());
+  o.rings = vm["rings"].as<int>();
+  if (o.rings < 1) throw InvalidArgument("--rings must be at least 1, got " + std::to_string(o.rings));
+  return o;
+}
+
+std::vector<std::string> resolve_algorithms(std::string_view spec) {
+  if (spec == "all") {
+    std::vector<std::string> names;
+    for (const std::string& n : algorithm_names(Collective::allreduce))
+      if (n != "auto") names.push_back(n);
+    return names;
+  }
+  std::vector<std::string> names;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = spec.find(',', pos);
+    const std::string_view name = spec.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
+    if (name.empty()) throw InvalidArgument("bad --algo '" + std::string(spec) + "': empty algorithm name");
+    names.push_back(find_algorithm(name).name);  // throws, listing the known names
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return names;
+}
+
+Options algorithm_options(const CommonOptions& common, const Dims& dims) {
+  Options opts;
+  opts.dims = dims;
+  opts.segment_bytes = common.segment_bytes;
+  opts.rings = common.rings;
+  return opts;
+}
+
+}  // namespace ddl::harness

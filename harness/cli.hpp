@@ -1,0 +1,60 @@
+// The command-line flags ddlsim and ddlrun share (nccl-tests style), declared once so both
+// tools spell, default and validate them the same way. Each tool adds its own extra flags to
+// the same boost::program_options description.
+#pragma once
+
+#include <boost/program_options.hpp>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "algorithms/dims.hpp"
+#include "algorithms/registry.hpp"
+#include "algorithms/types.hpp"
+
+namespace ddl::harness {
+
+enum class Format { table, csv, json };
+Format parse_format(std::string_view text);  // InvalidArgument quoting the input
+
+// Per-tool defaults: the simulator is deterministic (one iteration, no warmup), real runs are not.
+struct CommonDefaults {
+  std::string min_bytes = "8";
+  std::string max_bytes = "256M";
+  int iters = 1;
+  int warmup = 0;
+  std::string algo = "ddl";
+  // How a row's time summarises its iterations, for -n's help: "mean" (ddlsim) or "median".
+  std::string time_statistic = "mean";
+};
+
+struct CommonOptions {
+  std::vector<std::size_t> sizes;  // the sweep -b .. -e by -f, in bytes
+  DType dtype = DType::float32;
+  ReduceOp op = ReduceOp::sum;
+  int iters = 1;
+  int warmup = 0;
+  bool check = false;
+  std::vector<std::string> algos;  // registered names, in the order asked
+  std::optional<Dims> dims;        // --dims; absent: the backend's natural grid
+  Format format = Format::table;
+  std::size_t segment_bytes = 0;
+  int rings = 1;
+};
+
+// -b -e -f -d -o -n -w -c, --algo, --dims, --format, --segment, --rings.
+void add_common_options(boost::program_options::options_description& desc,
+                        const CommonDefaults& defaults);
+// Reads and validates what add_common_options declared; throws InvalidArgument naming the flag.
+CommonOptions read_common_options(const boost::program_options::variables_map& vm);
+
+// "ring", "ring,ddl" or "all" (every allreduce algorithm except auto, which picks one of
+// them). Unknown names throw InvalidArgument listing the known ones.
+std::vector<std::string> resolve_algorithms(std::string_view spec);
+
+// The algorithm options a run uses: the shared flags plus the grid it runs on.
+Options algorithm_options(const CommonOptions& common, const Dims& dims);
+
+}  // namespace ddl::harness

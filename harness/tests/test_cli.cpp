@@ -1,0 +1,76 @@
+#include <catch2/catch.hpp>
+
+#include "algorithms/error.hpp"
+#include "harness/cli.hpp"
+
+namespace po = boost::program_options;
+using namespace ddl::harness;
+
+namespace {
+CommonOptions parse(std::vector<const char*> args, const CommonDefaults& defaults = {}) {
+  args.insert(args.begin(), "tool");
+  po::options_description desc;
+  add_common_options(desc, defaults);
+  po::variables_map vm;
+  po::store(po::parse_command_line(static_cast<int>(args.size()), args.data(), desc), vm);
+  po::notify(vm);
+  return read_common_options(vm);
+}
+}  // namespace
+
+TEST_CASE("common flags have the tool's defaults", "[harness]") {
+  const CommonOptions o = parse({});
+  CHECK(o.sizes.front() == 8);
+  CHECK(o.sizes.back() == 256u << 20);
+  CHECK(o.dtype == ddl::DType::float32);
+  CHECK(o.op == ddl::ReduceOp::sum);
+  CHECK(o.iters == 1);
+  CHECK(o.warmup == 0);
+  CHECK_FALSE(o.check);
+  CHECK(o.algos == std::vector<std::string>{"ddl"});
+  CHECK_FALSE(o.dims.has_value());
+  CHECK(o.format == Format::table);
+
+  CommonDefaults real;
+  real.iters = 20;
+  real.warmup = 5;
+  real.algo = "ring";
+  const CommonOptions r = parse({}, real);
+  CHECK(r.iters == 20);
+  CHECK(r.warmup == 5);
+  CHECK(r.algos == std::vector<std::string>{"ring"});
+}
+
+TEST_CASE("nccl-tests short flags", "[harness]") {
+  const CommonOptions o = parse({"-b", "1K", "-e", "4K", "-f", "4", "-d", "half", "-o", "max", "-n", "3",
+                                 "-w", "2", "-c", "--algo", "ring,ddl", "--dims", "2x4", "--format", "csv"});
+  CHECK(o.sizes == std::vector<std::size_t>{1024, 4096});
+  CHECK(o.dtype == ddl::DType::float16);
+  CHECK(o.op == ddl::ReduceOp::max);
+  CHECK(o.iters == 3);
+  CHECK(o.warmup == 2);
+  CHECK(o.check);
+  CHECK(o.algos == std::vector<std::string>{"ring", "ddl"});
+  CHECK(o.dims->to_string() == "2x4");
+  CHECK(o.format == Format::csv);
+}
+
+TEST_CASE("algo all lists every allreduce algorithm but auto", "[harness]") {
+  const auto all = resolve_algorithms("all");
+  CHECK(all.front() == "ring");
+  CHECK(std::find(all.begin(), all.end(), "auto") == all.end());
+  CHECK(std::find(all.begin(), all.end(), "ddl") != all.end());
+  CHECK(std::find(all.begin(), all.end(), "reduce_scatter") == all.end());
+}
+
+TEST_CASE("bad common flags are rejected naming the problem", "[harness]") {
+  CHECK_THROWS_WITH(parse({"--algo", "nosuch"}), Catch::Contains("nosuch"));
+  CHECK_THROWS_WITH(parse({"--algo", "ring,"}), Catch::Contains("empty algorithm name"));
+  CHECK_THROWS_WITH(parse({"-b", "12Q"}), Catch::Contains("'12Q'"));
+  CHECK_THROWS_WITH(parse({"-d", "float7"}), Catch::Contains("float7"));
+  CHECK_THROWS_WITH(parse({"-n", "0"}), Catch::Contains("--iters"));
+  CHECK_THROWS_WITH(parse({"-w", "-1"}), Catch::Contains("--warmup"));
+  CHECK_THROWS_WITH(parse({"--format", "xml"}), Catch::Contains("'xml'"));
+  CHECK_THROWS_WITH(parse({"--dims", "4x"}), Catch::Contains("'4x'"));
+  CHECK_THROWS_WITH(parse({"--rings", "0"}), Catch::Contains("--rings"));
+}

@@ -1,0 +1,115 @@
+#include "sim/platform.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
+
+#include "algorithms/error.hpp"
+
+namespace ddl::sim {
+
+simgrid::s4u::Engine& start_engine(const char* program) {
+  // SimGrid reads its own flags from argv; ours are parsed separately, so it only sees these.
+  static std::string name = program;
+  // No "Configuration change" lines, and no notice for reductions shorter than SimGrid's 1 ns
+  // timing precision (a few bytes on a GPU): they still take their (negligible) time.
+  static std::string quiet_cfg = "--log=xbt_cfg.thresh:warning";
+  static std::string quiet_actor = "--log=s4u_actor.thresh:warning";
+  static char* argv[] = {name.data(), quiet_cfg.data(), quiet_actor.data(), nullptr};
+  static int argc = 3;
+  static simgrid::s4u::Engine engine(&argc, argv);
+  simgrid::s4u::Engine::set_config("network/model:CM02");
+  // In 3.32 a TCP-gamma of 0 stalls every flow instead of disabling the window: use a huge one.
+  simgrid::s4u::Engine::set_config("network/TCP-gamma:1e18");
+  simgrid::s4u::Engine::set_config("network/crosstraffic:0");
+  return engine;
+}
+
+namespace {
+
+int parse_rank(const std::string& host, const char* text) {
+  int value = -1;
+  const std::string_view s(text);
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || end != s.data() + s.size() || value < 0)
+    throw InvalidArgument("host '" + host + "': ddl_rank '" + std::string(s) + "' is not a rank (integer >= 0)");
+  return value;
+}
+
+double parse_bandwidth(const std::string& host, const char* text) {
+  if (text == nullptr)
+    throw InvalidArgument("GPU host '" + host + "' has no memory_bandwidth property (bytes/s)");
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(v > 0))
+    throw InvalidArgument("GPU host '" + host + "': memory_bandwidth '" + text + "' is not a positive number of bytes/s");
+  return v;
+}
+
+}  // namespace
+
+Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec)) throw InvalidArgument("platform file '" + file + "' does not exist");
+  if (!std::ifstream(file)) throw InvalidArgument("platform file '" + file + "' cannot be read");
+  try {
+    engine.load_platform(file);
+    // Floyd zones compute their routes when sealed; route_to() before that finds none.
+    engine.seal_platform();
+  } catch (const simgrid::Exception& e) {
+    throw InvalidArgument("platform file '" + file + "' is malformed: " + e.what());
+  } catch (const std::exception& e) {
+    throw InvalidArgument("platform file '" + file + "' is malformed: " + e.what());
+  }
+  Platform p;
+  p.file = file;
+  std::vector<std::pair<int, simgrid::s4u::Host*>> found;
+  for (simgrid::s4u::Host* h : engine.get_all_hosts())
+    if (const char* r = h->get_property("ddl_rank")) found.emplace_back(parse_rank(h->get_name(), r), h);
+  if (found.empty())
+    throw InvalidArgument("platform file '" + file + "' has no GPU hosts (hosts with a ddl_rank property)");
+  p.gpus.assign(found.size(), nullptr);
+  for (const auto& [rank, host] : found) {
+    if (rank >= static_cast<int>(found.size()))
+      throw InvalidArgument("platform file '" + file + "': host '" + host->get_name() + "' has ddl_rank " +
+                            std::to_string(rank) + " but there are only " + std::to_string(found.size()) +
+                            " GPU hosts (ranks must be 0..p-1)");
+    auto& slot = p.gpus[static_cast<std::size_t>(rank)];
+    if (slot != nullptr)
+      throw InvalidArgument("platform file '" + file + "': ddl_rank " + std::to_string(rank) + " is on both '" +
+                            slot->get_name() + "' and '" + host->get_name() + "'");
+    slot = host;
+  }
+  for (simgrid::s4u::Host* h : p.gpus)
+    p.memory_bandwidth.push_back(parse_bandwidth(h->get_name(), h->get_property("memory_bandwidth")));
+  if (const char* dims = engine.get_netzone_root()->get_property("ddl_dims")) {
+    try {
+      p.natural_dims = Dims::parse(dims);
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("platform file '" + file + "': ddl_dims property: " + e.what());
+    }
+    if (p.natural_dims->rank_count() != p.ranks())
+      throw InvalidArgument("platform file '" + file + "': ddl_dims '" + dims + "' describe " +
+                            std::to_string(p.natural_dims->rank_count()) + " ranks but it has " +
+                            std::to_string(p.ranks()) + " GPU hosts");
+  }
+  return p;
+}
+
+Dims choose_dims(const Platform& platform, const std::optional<Dims>& requested) {
+  if (requested) {
+    if (requested->rank_count() != platform.ranks())
+      throw InvalidArgument("--dims '" + requested->to_string() + "' describe " +
+                            std::to_string(requested->rank_count()) + " ranks but platform '" + platform.file +
+                            "' has " + std::to_string(platform.ranks()) + " GPUs");
+    return *requested;
+  }
+  if (platform.natural_dims) return *platform.natural_dims;
+  return Dims::flat(platform.ranks());
+}
+
+}  // namespace ddl::sim

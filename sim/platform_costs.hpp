@@ -1,0 +1,26 @@
+// α-β-γ parameters of a loaded platform, for the analytical model column and for `auto`.
+//
+// Per dimension d of the grid: the ring neighbours of rank 0's group along d (member i to
+// i+1, wrapping), each as SimGrid routes it; α = the largest route latency (sum of its links'
+// latencies), β = the largest 1 / (bottleneck bandwidth of the route). A ring step waits for
+// its slowest transfer, so the slowest neighbour pair is the one that sets the pace; a group of
+// one has α = β = 0. γ = 3 / memory bandwidth of rank 0 (a reduction reads two bytes and writes
+// one per result byte), the same cost SimCommunicator::reduce charges. Contention (several
+// flows on one link) is not in these numbers: that is what simulating adds.
+#pragma once
+
+#include "algorithms/cost_params.hpp"
+#include "algorithms/dims.hpp"
+#include "sim/platform.hpp"
+
+namespace ddl::sim {
+
+struct RouteCost {
+  double latency = 0;    // s, sum over the route's links
+  double bandwidth = 0;  // B/s, the route's bottleneck (infinite for an empty route)
+};
+RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank);
+
+CostParams platform_costs(const Platform& platform, const Dims& dims);
+
+}  // namespace ddl::sim

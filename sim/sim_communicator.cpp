@@ -1,0 +1,228 @@
+#include "sim/sim_communicator.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <simgrid/Exception.hpp>
+#include <string>
+
+#include "algorithms/error.hpp"
+#include "algorithms/host_reduce.hpp"
+
+namespace ddl::sim {
+
+namespace {
+
+// Payload-mode message block: the byte count, then the bytes.
+struct MessageHeader {
+  std::size_t bytes;
+};
+
+void* encode_size(std::size_t bytes) {
+  // Timing-only messages carry no data; their pointer is the size + 1 (never null, so SimGrid
+  // always delivers it) and lets the receiver check the size it expected.
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(bytes) + 1);
+}
+std::size_t decode_size(const void* p) {
+  return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p) - 1);
+}
+
+std::string describe(int rank, const char* op, int peer, int tag, std::size_t bytes) {
+  return "rank " + std::to_string(rank) + ": " + op + " peer " + std::to_string(peer) + " tag " +
+         std::to_string(tag) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+}  // namespace
+
+SimCommunicator::SimCommunicator(const SimWorld& world, int rank)
+    : world_(world),
+      rank_(rank),
+      size_(world.platform->ranks()),
+      memory_bandwidth_(world.platform->memory_bandwidth.at(static_cast<std::size_t>(rank))) {}
+
+SimCommunicator::~SimCommunicator() {
+  // Payload blocks of receives never waited for (an aborted run) would leak otherwise.
+  for (Slot& s : slots_)
+    if (s.kind == Kind::recv && world_.payload && s.received != nullptr) std::free(s.received);
+}
+
+double SimCommunicator::now() { return simgrid::s4u::Engine::get_clock(); }
+
+void SimCommunicator::check_peer(int peer, const char* op) const {
+  if (peer < 0 || peer >= size_ || peer == rank_)
+    throw InvalidArgument("rank " + std::to_string(rank_) + ": " + op + " with invalid peer " +
+                          std::to_string(peer) + " (world size " + std::to_string(size_) + ")");
+}
+
+simgrid::s4u::Mailbox* SimCommunicator::mailbox(int src, int dst, int tag) {
+  const int peer = src == rank_ ? dst : src;
+  const std::uint64_t key = (static_cast<std::uint64_t>(peer) << 33) |
+                            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(tag)) << 1) |
+                            (src == rank_ ? 1u : 0u);
+  auto [it, inserted] = mailboxes_.try_emplace(key, nullptr);
+  if (inserted)
+    it->second = simgrid::s4u::Mailbox::by_name("ddl:" + std::to_string(src) + ">" + std::to_string(dst) +
+                                                "#" + std::to_string(tag));
+  return it->second;
+}
+
+Request SimCommunicator::take_slot(Kind kind, int peer, int tag, Slot*& slot) {
+  std::size_t index;
+  if (!free_slots_.empty()) {
+    index = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    index = slots_.size();
+    slots_.emplace_back();
+  }
+  slot = &slots_[index];
+  slot->kind = kind;
+  slot->peer = peer;
+  slot->tag = tag;
+  slot->received = nullptr;
+  slot->target = {};
+  return Request{(static_cast<std::uint64_t>(slot->generation) << 32) | (index + 1)};
+}
+
+SimCommunicator::Slot& SimCommunicator::slot_of(const Request& r) {
+  const std::size_t index = static_cast<std::size_t>(r.id & 0xffffffffu) - 1;
+  const auto generation = static_cast<std::uint32_t>(r.id >> 32);
+  if (index >= slots_.size() || slots_[index].kind == Kind::free || slots_[index].generation != generation)
+    throw InvalidArgument("rank " + std::to_string(rank_) + ": wait on an unknown or completed request");
+  return slots_[index];
+}
+
+Request SimCommunicator::isend(int peer, ConstView data, int tag) {
+  check_peer(peer, "isend");
+  void* payload = encode_size(data.bytes);
+  if (world_.payload) {
+    if (data.data == nullptr && data.bytes > 0)
+      throw InvalidArgument(describe(rank_, "isend to", peer, tag, data.bytes) + ": null data in payload mode");
+    auto* block = static_cast<MessageHeader*>(std::malloc(sizeof(MessageHeader) + data.bytes));
+    if (block == nullptr) throw BackendError(describe(rank_, "isend to", peer, tag, data.bytes) + ": out of memory");
+    block->bytes = data.bytes;
+    if (data.bytes) std::memcpy(block + 1, data.data, data.bytes);
+    payload = block;
+  }
+  Slot* slot;
+  const Request r = take_slot(Kind::send, peer, tag, slot);
+  try {
+    slot->activity = mailbox(rank_, peer, tag)->put_async(payload, data.bytes);
+  } catch (const simgrid::Exception& e) {
+    if (world_.payload) std::free(payload);
+    throw BackendError(describe(rank_, "isend to", peer, tag, data.bytes) + ": " + e.what());
+  }
+  return r;
+}
+
+Request SimCommunicator::irecv(int peer, MutView data, int tag) {
+  check_peer(peer, "irecv");
+  if (world_.payload && data.data == nullptr && data.bytes > 0)
+    throw InvalidArgument(describe(rank_, "irecv from", peer, tag, data.bytes) + ": null data in payload mode");
+  Slot* slot;
+  const Request r = take_slot(Kind::recv, peer, tag, slot);
+  slot->target = data;
+  try {
+    slot->activity = mailbox(peer, rank_, tag)->get_async<void>(&slot->received);
+  } catch (const simgrid::Exception& e) {
+    throw BackendError(describe(rank_, "irecv from", peer, tag, data.bytes) + ": " + e.what());
+  }
+  return r;
+}
+
+void SimCommunicator::finish_recv(Slot& s) {
+  const std::size_t sent = world_.payload ? static_cast<MessageHeader*>(s.received)->bytes : decode_size(s.received);
+  if (sent != s.target.bytes) {
+    if (world_.payload) std::free(s.received);
+    s.received = nullptr;
+    throw InvalidArgument(describe(rank_, "irecv from", s.peer, s.tag, s.target.bytes) +
+                          ": the matching send has " + std::to_string(sent) + " bytes");
+  }
+  if (world_.payload) {
+    if (sent) std::memcpy(s.target.data, static_cast<MessageHeader*>(s.received) + 1, sent);
+    std::free(s.received);
+  }
+  s.received = nullptr;
+}
+
+void SimCommunicator::wait(Request& r) {
+  if (!r.pending()) return;
+  Slot& s = slot_of(r);
+  try {
+    s.activity->wait();
+  } catch (const simgrid::Exception& e) {
+    throw BackendError(describe(rank_, s.kind == Kind::send ? "wait for send to" : "wait for recv from", s.peer,
+                                s.tag, s.target.bytes) + ": " + e.what());
+  }
+  s.activity = nullptr;
+  const Kind kind = s.kind;
+  s.kind = Kind::free;
+  ++s.generation;
+  free_slots_.push_back(static_cast<std::uint32_t>((r.id & 0xffffffffu) - 1));
+  r = Request{};
+  if (kind == Kind::recv) finish_recv(s);  // the slot stays intact until reused
+}
+
+void SimCommunicator::spend_memory_time(double bytes_touched) {
+  if (bytes_touched <= 0) return;
+  try {
+    simgrid::s4u::this_actor::sleep_for(bytes_touched / memory_bandwidth_);
+  } catch (const simgrid::Exception& e) {
+    throw BackendError("rank " + std::to_string(rank_) + ": local memory work: " + e.what());
+  }
+}
+
+void SimCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp op) {
+  DDL_CHECK(inout.bytes == in.bytes, "reduce of views of different sizes");
+  DDL_CHECK(inout.bytes % dtype_size(type) == 0, "reduce of a partial element");
+  if (world_.payload && inout.bytes) host_reduce(inout.data, in.data, inout.bytes / dtype_size(type), type, op);
+  spend_memory_time(3.0 * static_cast<double>(inout.bytes));
+}
+
+void SimCommunicator::copy(MutView dst, ConstView src) {
+  DDL_CHECK(dst.bytes == src.bytes, "copy between views of different sizes");
+  if (world_.payload && dst.bytes) std::memmove(dst.data, src.data, dst.bytes);
+  spend_memory_time(2.0 * static_cast<double>(dst.bytes));
+}
+
+void SimCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
+  DDL_CHECK(inout.bytes % dtype_size(type) == 0, "divide of a partial element");
+  if (world_.payload && inout.bytes) host_divide(inout.data, inout.bytes / dtype_size(type), type, divisor);
+  spend_memory_time(2.0 * static_cast<double>(inout.bytes));
+}
+
+MutView SimCommunicator::acquire_scratch(std::size_t bytes) {
+  if (!world_.payload) return {nullptr, bytes};
+  Buffer* best = nullptr;
+  for (Buffer& b : pool_)
+    if (!b.in_use && b.bytes >= bytes && (best == nullptr || b.bytes < best->bytes)) best = &b;
+  if (best == nullptr) {
+    pool_.push_back({std::make_unique<std::byte[]>(bytes ? bytes : 1), bytes, false});
+    best = &pool_.back();
+  }
+  best->in_use = true;
+  return {best->data.get(), bytes};
+}
+
+void SimCommunicator::release_scratch(MutView scratch) {
+  if (!world_.payload) return;
+  for (Buffer& b : pool_)
+    if (b.data.get() == scratch.data && b.in_use) {
+      b.in_use = false;
+      return;
+    }
+  throw InvalidArgument("rank " + std::to_string(rank_) + ": release of scratch that was not acquired");
+}
+
+Request SimCommunicator::compute(double seconds) {
+  DDL_CHECK(seconds >= 0, "compute of a negative duration");
+  Slot* slot;
+  const Request r = take_slot(Kind::exec, -1, 0, slot);
+  try {
+    slot->activity = simgrid::s4u::this_actor::exec_async(seconds * simgrid::s4u::this_actor::get_host()->get_speed());
+  } catch (const simgrid::Exception& e) {
+    throw BackendError("rank " + std::to_string(rank_) + ": compute: " + e.what());
+  }
+  return r;
+}
+
+}  // namespace ddl::sim

@@ -1,0 +1,114 @@
+#include "sim/sweep.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
+
+#include "algorithms/check_pattern.hpp"
+#include "algorithms/error.hpp"
+#include "sim/sim_communicator.hpp"
+
+namespace ddl::sim {
+
+namespace {
+
+struct Case {
+  const Algorithm* algo;
+  std::size_t bytes;
+};
+
+struct Shared {
+  const Platform* platform;
+  const SweepConfig* config;
+  const SweepProgress* progress;
+  SimWorld world;
+  std::vector<Case> cases;
+  simgrid::s4u::BarrierPtr barrier;
+  std::vector<double> iteration_time;  // [case * iters + iteration], max over ranks
+  std::vector<std::size_t> wrong;      // per case, summed over ranks
+  int finished = 0;
+  std::exception_ptr error;
+};
+
+void rank_main(Shared* sh, int rank) {
+  // Actors run one at a time in one thread: the shared vectors need no lock. Only
+  // std::exception is caught: SimGrid's kill unwinds with a type outside that hierarchy.
+  try {
+    const SweepConfig& cfg = *sh->config;
+    const int p = sh->platform->ranks();
+    SimCommunicator comm(sh->world, rank);
+    std::size_t max_bytes = 0;
+    for (const Case& c : sh->cases) max_bytes = std::max(max_bytes, c.bytes);
+    std::vector<std::byte> buffer(cfg.payload ? max_bytes : 0);
+    const std::size_t iterations = static_cast<std::size_t>(cfg.warmup + cfg.iters);
+    for (std::size_t ci = 0; ci < sh->cases.size(); ++ci) {
+      const Case& c = sh->cases[ci];
+      const std::size_t count = c.bytes / dtype_size(cfg.type);
+      const MutView view{cfg.payload ? buffer.data() : nullptr, c.bytes};
+      for (std::size_t it = 0; it < iterations; ++it) {
+        if (cfg.payload)
+          fill_input(buffer.data(), count, cfg.type, cfg.op, c.algo->collective, rank, p, cfg.options.root);
+        sh->barrier->wait();
+        const double start = comm.now();
+        c.algo->run(comm, view, cfg.type, cfg.op, cfg.options);
+        const double elapsed = comm.now() - start;
+        if (it >= static_cast<std::size_t>(cfg.warmup)) {
+          double& slot = sh->iteration_time[ci * static_cast<std::size_t>(cfg.iters) + it -
+                                            static_cast<std::size_t>(cfg.warmup)];
+          slot = std::max(slot, elapsed);
+        }
+      }
+      if (cfg.payload)
+        sh->wrong[ci] += check_output(buffer.data(), count, cfg.type, cfg.op, c.algo->collective, rank, p,
+                                      cfg.options.root)
+                             .wrong;
+      if (rank == 0 && *sh->progress) (*sh->progress)(ci + 1, sh->cases.size(), c.algo->name, c.bytes);
+    }
+    ++sh->finished;
+  } catch (const std::exception&) {
+    if (!sh->error) {
+      sh->error = std::current_exception();
+      simgrid::s4u::Actor::kill_all();  // the others would wait for this rank forever
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& config,
+                                  const SweepProgress& progress) {
+  Shared sh{&platform, &config, &progress, SimWorld{&platform, config.payload}, {}, {}, {}, {}, 0, {}};
+  const std::size_t elem = dtype_size(config.type);
+  for (std::size_t size : config.sizes)
+    for (const std::string& name : config.algos) sh.cases.push_back({&find_algorithm(name), size / elem * elem});
+  sh.iteration_time.assign(sh.cases.size() * static_cast<std::size_t>(config.iters), 0.0);
+  sh.wrong.assign(sh.cases.size(), 0);
+  sh.barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(platform.ranks()));
+  for (int r = 0; r < platform.ranks(); ++r)
+    simgrid::s4u::Actor::create("rank" + std::to_string(r), platform.gpus[static_cast<std::size_t>(r)], rank_main,
+                                &sh, r);
+  try {
+    simgrid::s4u::Engine::get_instance()->run();
+  } catch (const simgrid::Exception& e) {
+    throw BackendError(std::string("simulation failed: ") + e.what());
+  }
+  if (sh.error) std::rethrow_exception(sh.error);
+  if (sh.finished != platform.ranks())
+    throw BackendError("simulation deadlocked: " + std::to_string(platform.ranks() - sh.finished) + " of " +
+                       std::to_string(platform.ranks()) + " ranks never finished");
+  std::vector<CaseResult> results;
+  for (std::size_t ci = 0; ci < sh.cases.size(); ++ci) {
+    CaseResult r;
+    r.algo = sh.cases[ci].algo->name;
+    r.bytes = sh.cases[ci].bytes;
+    for (int it = 0; it < config.iters; ++it)
+      r.time_s += sh.iteration_time[ci * static_cast<std::size_t>(config.iters) + static_cast<std::size_t>(it)];
+    r.time_s /= config.iters;
+    if (config.payload) r.wrong = sh.wrong[ci];
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+}  // namespace ddl::sim

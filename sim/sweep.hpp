@@ -1,0 +1,47 @@
+// One simulation for a whole sweep: one actor per rank loops over every (size, algorithm)
+// case, so the process needs only its one SimGrid Engine. Every iteration starts with all
+// ranks released together from a barrier; its time is the latest rank's end minus that
+// common start; a case's time is the mean over its timed iterations. The simulator is
+// deterministic, so one iteration and no warmup is the default and the mean equals each one.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/registry.hpp"
+#include "sim/platform.hpp"
+
+namespace ddl::sim {
+
+struct SweepConfig {
+  std::vector<std::string> algos;
+  std::vector<std::size_t> sizes;  // bytes; rounded down to whole elements
+  DType type = DType::float32;
+  ReduceOp op = ReduceOp::sum;
+  int iters = 1;
+  int warmup = 0;
+  bool payload = false;  // move and check real data (#wrong), else timing-only
+  Options options;
+};
+
+struct CaseResult {
+  std::string algo;
+  std::size_t bytes = 0;
+  double time_s = 0;
+  std::optional<std::size_t> wrong;  // payload mode only: wrong elements summed over ranks
+};
+
+// Called by rank 0's actor after it finishes each case (done of total), for progress output.
+using SweepProgress = std::function<void(std::size_t done, std::size_t total, const std::string& algo,
+                                         std::size_t bytes)>;
+
+// Runs the engine (once per process). Cases are ordered size-major, algorithms inner. The
+// first error of any rank is rethrown here after the others were stopped; ranks that never
+// finish (a deadlocked schedule) give a BackendError.
+std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& config,
+                                  const SweepProgress& progress = {});
+
+}  // namespace ddl::sim

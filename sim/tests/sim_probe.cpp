@@ -1,0 +1,44 @@
+// Test driver: loads a platform the way ddlsim does and prints what the tests check about it.
+//   sim_probe PLATFORM hosts          one "rank host" line per GPU
+//   sim_probe PLATFORM route SRC DST  the link names of the route from rank SRC to rank DST
+//   sim_probe PLATFORM costs [DIMS]   "dim alpha beta" per dimension, then "gamma g"
+#include <cstdlib>
+#include <iostream>
+#include <simgrid/s4u.hpp>
+
+#include "algorithms/error.hpp"
+#include "sim/platform.hpp"
+#include "sim/platform_costs.hpp"
+
+int main(int argc, char** argv) {
+  try {
+    if (argc < 3) throw ddl::InvalidArgument("usage: sim_probe PLATFORM hosts|route SRC DST|costs [DIMS]");
+    simgrid::s4u::Engine& engine = ddl::sim::start_engine(argv[0]);
+    const ddl::sim::Platform platform = ddl::sim::load_platform(engine, argv[1]);
+    const std::string what = argv[2];
+    std::cout.precision(17);
+    if (what == "hosts") {
+      for (int r = 0; r < platform.ranks(); ++r)
+        std::cout << r << ' ' << platform.gpus[static_cast<std::size_t>(r)]->get_name() << '\n';
+    } else if (what == "route" && argc == 5) {
+      std::vector<simgrid::s4u::Link*> links;
+      double latency = 0;
+      platform.gpus.at(std::stoul(argv[3]))->route_to(platform.gpus.at(std::stoul(argv[4])), links, &latency);
+      for (std::size_t i = 0; i < links.size(); ++i) std::cout << (i ? " " : "") << links[i]->get_name();
+      std::cout << '\n';
+    } else if (what == "costs") {
+      const std::optional<ddl::Dims> dims =
+          argc > 3 ? std::optional<ddl::Dims>(ddl::Dims::parse(argv[3])) : std::nullopt;
+      const ddl::CostParams c = ddl::sim::platform_costs(platform, ddl::sim::choose_dims(platform, dims));
+      for (std::size_t d = 0; d < c.per_dim.size(); ++d)
+        std::cout << d << ' ' << c.per_dim[d].alpha << ' ' << c.per_dim[d].beta << '\n';
+      std::cout << "gamma " << c.gamma << '\n';
+    } else {
+      throw ddl::InvalidArgument("unknown probe '" + what + "'");
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "sim_probe: " << e.what() << '\n';
+    return 1;
+  }
+}

@@ -1,0 +1,107 @@
+// On contention-free platforms the simulated time must be the closed-form α-β-γ time. The
+// expectations are computed here from the fixture's own figures (see the XML comments), not
+// from the simulator's cost extraction, so a wrong route, size or local cost shows up.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "child_process.hpp"
+
+using namespace ddl::test;
+
+namespace {
+
+// star_8.xml: two 10 GB/s, 1 us links between any pair; 100 GB/s memory.
+constexpr double kStarAlpha = 2e-6, kStarBeta = 1e-10;
+// rail_4x4.xml: inside a node two 40 GB/s, 0.5 us links; across nodes two 10 GB/s, 2 us links.
+constexpr double kNodeAlpha = 1e-6, kNodeBeta = 1.0 / 40e9, kRailAlpha = 4e-6, kRailBeta = 1e-10;
+constexpr double kGamma = 3.0 / 100e9;  // a reduce reads 2 and writes 1 byte per result byte
+
+// Simulated seconds of each row of `ddlsim ... --format csv`, keyed by "algo/size".
+std::map<std::string, double> simulate(const std::string& args) {
+  const ChildResult r = run_child(ddlsim() + " --format csv " + args);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, double> times;
+  for (const auto& row : parse_csv(r.out)) times[row.at("algo") + "/" + row.at("size")] = std::stod(row.at("time_us")) * 1e-6;
+  return times;
+}
+
+// Reduce-scatter then allgather along each dimension in turn (per-dimension α, β): the ring,
+// and ddl, when every step moves one block per rank on its own links.
+double dimensional_rings(const std::vector<int>& dims, const std::vector<double>& alpha,
+                         const std::vector<double>& beta, double bytes) {
+  double t = 0, piece = bytes;
+  for (std::size_t d = 0; d < dims.size(); ++d) {
+    const double g = dims[d];
+    piece /= g;  // each step of dimension d moves one of g blocks of what is left
+    t += 2 * (g - 1) * (alpha[d] + piece * beta[d]) + (g - 1) * piece * kGamma;
+  }
+  return t;
+}
+
+void check_within_one_percent(double simulated, double expected) {
+  INFO("simulated " << simulated << " s, closed form " << expected << " s");
+  CHECK(std::abs(simulated - expected) <= 0.01 * expected);
+}
+
+}  // namespace
+
+TEST_CASE("ring on a star takes 2(p-1)(a + S/p b) + (p-1) S/p g", "[sim][timing]") {
+  const auto t = simulate("--platform " + fixture("star_8.xml") + " --algo ring -b 64K -e 16M -f 16");
+  REQUIRE(t.size() == 3);
+  for (double s : {65536.0, 1048576.0, 16777216.0})
+    check_within_one_percent(t.at("ring/" + std::to_string(static_cast<long>(s))),
+                             dimensional_rings({8}, {kStarAlpha}, {kStarBeta}, s));
+}
+
+TEST_CASE("rhd on a star takes 2 log2(p) a + 2 (p-1)/p S b + (p-1)/p S g", "[sim][timing]") {
+  const auto t = simulate("--platform " + fixture("star_8.xml") + " --algo rhd -b 64K -e 16M -f 16");
+  REQUIRE(t.size() == 3);
+  for (double s : {65536.0, 1048576.0, 16777216.0}) {
+    const double expected = 2 * 3 * kStarAlpha + 2 * 7.0 / 8 * s * kStarBeta + 7.0 / 8 * s * kGamma;
+    check_within_one_percent(t.at("rhd/" + std::to_string(static_cast<long>(s))), expected);
+  }
+}
+
+TEST_CASE("ddl on a star: per-dimension rings of the grid", "[sim][timing]") {
+  for (const std::vector<int>& dims : {std::vector<int>{8}, {2, 4}, {4, 2}, {2, 2, 2}}) {
+    std::string text;
+    for (int d : dims) text += (text.empty() ? "" : "x") + std::to_string(d);
+    INFO("dims " << text);
+    const auto t = simulate("--platform " + fixture("star_8.xml") + " --algo ddl --dims " + text + " -b 1M -e 16M -f 16");
+    REQUIRE(t.size() == 2);
+    for (double s : {1048576.0, 16777216.0}) {
+      const std::vector<double> alpha(dims.size(), kStarAlpha), beta(dims.size(), kStarBeta);
+      check_within_one_percent(t.at("ddl/" + std::to_string(static_cast<long>(s))), dimensional_rings(dims, alpha, beta, s));
+    }
+  }
+}
+
+TEST_CASE("ddl on rails: the fast dimension first, the slow one on a quarter", "[sim][timing]") {
+  const auto t = simulate("--platform " + fixture("rail_4x4.xml") + " --algo ddl -b 64K -e 16M -f 16");
+  REQUIRE(t.size() == 3);
+  for (double s : {65536.0, 1048576.0, 16777216.0})
+    check_within_one_percent(t.at("ddl/" + std::to_string(static_cast<long>(s))),
+                             dimensional_rings({4, 4}, {kNodeAlpha, kRailAlpha}, {kNodeBeta, kRailBeta}, s));
+}
+
+TEST_CASE("payload mode costs the same simulated time as timing-only", "[sim][timing]") {
+  const std::string args = "--platform " + fixture("rail_4x4.xml") + " --algo ring,ddl,rhd -b 4K -e 1M -f 16";
+  const auto timing = simulate(args);
+  const auto payload = simulate(args + " --check");
+  REQUIRE(timing.size() == 9);
+  for (const auto& [key, seconds] : timing) {
+    INFO(key);
+    CHECK(payload.at(key) == Approx(seconds).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("the model column equals the simulation where the model is exact", "[sim][timing]") {
+  const ChildResult r =
+      run_child(ddlsim() + " --format csv --platform " + fixture("star_8.xml") + " --algo ring -b 1M -e 1M");
+  REQUIRE(r.exit_code == 0);
+  const auto rows = parse_csv(r.out);
+  REQUIRE(rows.size() == 1);
+  REQUIRE_FALSE(rows[0].at("model_us").empty());
+  check_within_one_percent(std::stod(rows[0].at("time_us")), std::stod(rows[0].at("model_us")));
+}

@@ -1,0 +1,98 @@
+// ddlsim as a user meets it: defaults, formats, and one clear message per bad input.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "child_process.hpp"
+
+using namespace ddl::test;
+
+namespace {
+// A bad input: non-zero exit, nothing on stdout, exactly one line on stderr naming the problem.
+void check_rejected(const std::string& args, const std::string& names) {
+  const ChildResult r = run_child(ddlsim() + " " + args);
+  INFO(args << "\nstderr: " << r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.out.empty());
+  CHECK(split(r.err, '\n').size() == 1);
+  CHECK(r.err.find(names) != std::string::npos);
+}
+}  // namespace
+
+TEST_CASE("no arguments: ddl on s822lc_64 from 8 B to 256 MB as a table", "[sim][cli]") {
+  // Run from elsewhere: the default platform is found through the source tree.
+  const ChildResult r = run_child("cd / && " + ddlsim());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  const auto lines = split(r.out, '\n');
+  REQUIRE(lines.size() > 26);
+  CHECK(lines[0].find("s822lc_64.xml") != std::string::npos);
+  CHECK(lines[0].find("256 GPUs") != std::string::npos);
+  std::size_t rows = 0;
+  for (const std::string& l : lines)
+    if (!l.empty() && l[0] != '#') {
+      ++rows;
+      CHECK(l.find("4x8x8") != std::string::npos);
+    }
+  CHECK(rows == 26);
+  CHECK(r.out.find("\n           8 ") != std::string::npos);
+  CHECK(r.out.find(" 268435456 ") != std::string::npos);
+}
+
+TEST_CASE("csv header is exact and --algo all gives every allreduce", "[sim][cli]") {
+  const ChildResult r =
+      run_child(ddlsim() + " --format csv --algo all -b 1K -e 1K --platform " + fixture("star_8.xml"));
+  REQUIRE(r.exit_code == 0);
+  const auto lines = split(r.out, '\n');
+  REQUIRE(lines.size() >= 2);
+  CHECK(lines[0] == "size,count,type,redop,algo,dims,time_us,algbw_gbs,busbw_gbs,model_us,wrong");
+  const auto rows = parse_csv(r.out);
+  std::vector<std::string> algos;
+  for (const auto& row : rows) algos.push_back(row.at("algo"));
+  CHECK(algos == std::vector<std::string>{"ring", "ddl", "rhd", "dbtree", "hier"});
+  for (const auto& row : rows) CHECK(row.at("wrong").empty());  // not checked without --check
+}
+
+TEST_CASE("table puts every algorithm side by side", "[sim][cli]") {
+  const ChildResult r = run_child(ddlsim() + " --algo all -b 1K -e 4K --platform " + fixture("star_8.xml"));
+  REQUIRE(r.exit_code == 0);
+  std::size_t rows = 0;
+  for (const std::string& l : split(r.out, '\n'))
+    if (!l.empty() && l[0] != '#') ++rows;
+  CHECK(rows == 3);
+  for (const char* a : {" ring", " ddl", " rhd", " dbtree", " hier"}) CHECK(r.out.find(a) != std::string::npos);
+}
+
+TEST_CASE("json output is one array of rows", "[sim][cli]") {
+  const ChildResult r =
+      run_child(ddlsim() + " --format json --check --algo ring -b 1K -e 2K --platform " + fixture("star_8.xml"));
+  REQUIRE(r.exit_code == 0);
+  const auto j = nlohmann::json::parse(r.out);
+  REQUIRE(j.size() == 2);
+  CHECK(j[1]["size"] == 2048);
+  CHECK(j[1]["wrong"] == 0);
+  CHECK(j[1]["time_us"].get<double>() > 0);
+}
+
+TEST_CASE("help shows the flags and examples", "[sim][cli]") {
+  const ChildResult r = run_child(ddlsim() + " --help");
+  CHECK(r.exit_code == 0);
+  for (const char* s : {"--minbytes", "--maxbytes", "--stepfactor", "--dtype", "--op", "--iters", "--warmup",
+                        "--check", "--algo", "--dims", "--platform", "--format", "Examples"})
+    CHECK(r.out.find(s) != std::string::npos);
+}
+
+TEST_CASE("each bad input is one clear message and a non-zero exit", "[sim][cli]") {
+  check_rejected("--platform /nonexistent/none.xml", "'/nonexistent/none.xml' does not exist");
+  check_rejected("--platform " + fixture("malformed.xml"), "is malformed");
+  check_rejected("--platform " + fixture("no_gpus.xml"), "no GPU hosts");
+  check_rejected("--platform " + fixture("star_8.xml") + " --dims 4x4", "'4x4' describe 16 ranks");
+  check_rejected("--platform " + fixture("star_8.xml") + " --dims 4x4", "has 8 GPUs");
+  check_rejected("--platform " + fixture("star_8.xml") + " --dims 4y2", "bad dims '4y2'");
+  check_rejected("--platform " + fixture("star_8.xml") + " --algo nosuch", "unknown algorithm 'nosuch'");
+  check_rejected("--platform " + fixture("star_8.xml") + " -b 12Q", "bad size '12Q'");
+  check_rejected("--platform " + fixture("star_8.xml") + " -e 1.5M", "bad size '1.5M'");
+  check_rejected("--platform " + fixture("star_8.xml") + " -b 1M -e 1K", "--minbytes");
+  check_rejected("--platform " + fixture("star_8.xml") + " -d float7", "float7");
+  check_rejected("--platform " + fixture("star_8.xml") + " --format xml", "'xml'");
+  check_rejected("--platform " + fixture("star_8.xml") + " --no-such-flag", "no-such-flag");
+}
