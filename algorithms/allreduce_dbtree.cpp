@@ -44,7 +44,8 @@ void link(BinaryTree& tree) {
   tree.children.assign(p, {});
   tree.depth.assign(p, 0);
   for (std::size_t r = 0; r < p; ++r)
-    if (tree.parent[r] >= 0) tree.children[static_cast<std::size_t>(tree.parent[r])].push_back(static_cast<int>(r));
+    if (tree.parent[r] >= 0)
+      tree.children[static_cast<std::size_t>(tree.parent[r])].push_back(static_cast<int>(r));
   for (std::size_t r = 0; r < p; ++r)
     for (int up = tree.parent[r]; up >= 0; up = tree.parent[static_cast<std::size_t>(up)])
       ++tree.depth[r];

@@ -71,13 +71,11 @@ Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_s
   return schedule;
 }
 
-void allreduce_rhd(Communicator& comm, MutView buf, DType type, ReduceOp op,
-                   const Options& opts) {
+void allreduce_rhd(Communicator& comm, MutView buf, DType type, ReduceOp op, const Options& opts) {
   const std::size_t count = element_count(buf, type);
   if (comm.size() == 1 || buf.bytes == 0) return;
   const Schedule s = rhd_schedule(comm.size(), comm.rank(), count, dtype_size(type));
-  execute(comm, buf, type, reduction_op(op), std::span(&s, 1),
-          {opts.segment_bytes, opts.tag_base});
+  execute(comm, buf, type, reduction_op(op), std::span(&s, 1), {opts.segment_bytes, opts.tag_base});
   finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
 }
 

@@ -13,7 +13,9 @@
 
 namespace ddl {
 
-bool is_power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+bool is_power_of_two(int n) {
+  return n > 0 && (n & (n - 1)) == 0;
+}
 
 namespace {
 
@@ -21,7 +23,8 @@ namespace {
 Transfer run_transfer(const std::vector<Block>& blocks, int first, int m, int peer) {
   const auto begin = static_cast<std::size_t>(first);
   std::size_t bytes = 0;
-  for (std::size_t b = begin; b < begin + static_cast<std::size_t>(m); ++b) bytes += blocks[b].bytes;
+  for (std::size_t b = begin; b < begin + static_cast<std::size_t>(m); ++b)
+    bytes += blocks[b].bytes;
   return {peer, blocks[begin].offset, bytes};
 }
 
@@ -62,8 +65,7 @@ Schedule hd_steps(const Group& group, Block range, std::size_t elem_size, int di
 
 }  // namespace
 
-Schedule hd_reduce_scatter(const Group& group, Block range, std::size_t elem_size,
-                           int dimension) {
+Schedule hd_reduce_scatter(const Group& group, Block range, std::size_t elem_size, int dimension) {
   return hd_steps(group, range, elem_size, dimension, true);
 }
 

@@ -1,5 +1,6 @@
 // Chain and binomial broadcast / reduce schedules, hier's schedule, and the three algorithms
 // built on them (broadcast_chain, broadcast_binomial, hier) on the loopback communicator.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -173,7 +174,8 @@ TEST_CASE("chain_broadcast: each chunk reaches every rank once, from its predece
         const auto s = per_rank(
             p, [&](int r) { return chain_broadcast(world(p, r), root, all, kElem, chunk, 0); });
         const std::size_t c = chain_chunks(all, kElem, chunk, p).size();
-        for (const Schedule& x : s) CHECK(x.size() == (p == 1 ? 0 : c + x.size() * 0 + p - 2));
+        for (const Schedule& x : s)
+          CHECK(x.size() == (p == 1 ? 0 : c + static_cast<std::size_t>(p) - 2));
         Buffers b = inputs(p, all.bytes / kElem, root);
         const std::vector<Delivery> log = play(s, b);
         for (const Delivery& d : log) CHECK(d.sender == (d.receiver + p - 1) % p);

@@ -1,8 +1,7 @@
 // Halving-doubling steps, rhd's fix-up schedule, dbtree's trees and pipelined schedules, and
 // both algorithms on the loopback communicator.
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -61,7 +60,8 @@ void play(const std::vector<std::vector<Schedule>>& ranks, std::size_t count, Bu
       for (const Schedule& s : ranks[me]) {
         if (t >= s.size()) continue;
         for (const Transfer& x : s[t].sends)
-          for (std::size_t e = x.offset / kElem; e < (x.offset + x.bytes) / kElem; ++e) read[e] = true;
+          for (std::size_t e = x.offset / kElem; e < (x.offset + x.bytes) / kElem; ++e)
+            read[e] = true;
         for (const Transfer& x : s[t].recvs)
           for (std::size_t e = x.offset / kElem; e < (x.offset + x.bytes) / kElem; ++e) {
             const unsigned in = before[static_cast<std::size_t>(x.peer)][e];
@@ -110,11 +110,6 @@ Group group_of(int g, int me) {
 
 }  // namespace
 
-TEST_CASE("is_power_of_two", "[schedule][rhd]") {
-  for (int n : {1, 2, 4, 8, 1024, 1 << 30}) CHECK(is_power_of_two(n));
-  for (int n : {0, -2, 3, 6, 12, 1000}) CHECK_FALSE(is_power_of_two(n));
-}
-
 TEST_CASE("hd reduce-scatter halves toward block i, allgather doubles back", "[schedule][rhd]") {
   for (int g : {1, 2, 4, 8, 16})
     for (std::size_t count : {0u, 1u, 3u, 7u, 16u, 17u, 100u}) {
@@ -155,7 +150,11 @@ TEST_CASE("hd reduce-scatter halves toward block i, allgather doubles back", "[s
           CHECK(s.sends[0].peer == group.ranks[static_cast<std::size_t>(me ^ m)]);
           CHECK(s.sends[0] == Transfer{s.sends[0].peer, held.offset, held.bytes});
           const Transfer& r = s.recvs[0];
-          CHECK((r.offset + r.bytes == held.offset || held.offset + held.bytes == r.offset));
+          // The peer's run lies on its side of m.
+          if (me & m)
+            CHECK(r.offset + r.bytes == held.offset);
+          else
+            CHECK(held.offset + held.bytes == r.offset);
           held = {std::min(held.offset, r.offset), held.bytes + r.bytes};
           m *= 2;
         }
@@ -164,31 +163,14 @@ TEST_CASE("hd reduce-scatter halves toward block i, allgather doubles back", "[s
     }
 }
 
-TEST_CASE("hd steps reduce every member's contribution exactly once", "[schedule][rhd]") {
-  for (int g : {2, 4, 8, 16})
-    for (std::size_t count : {1u, 5u, 16u, 33u}) {
-      INFO("g=" << g << " count=" << count);
-      std::vector<std::vector<Schedule>> ranks;
-      for (int me = 0; me < g; ++me) {
-        Group group;
-        for (int r = 0; r < g; ++r) group.ranks.push_back(r);
-        group.me = me;
-        Schedule s = hd_reduce_scatter(group, {0, count * kElem}, kElem, -1);
-        const Schedule ag = hd_allgather(group, {0, count * kElem}, kElem, -1);
-        s.insert(s.end(), ag.begin(), ag.end());
-        ranks.push_back({s});
-      }
-      const Buffers out = play_allreduce(ranks, count);
-      for (const auto& b : out)
-        for (unsigned v : b) CHECK(v == (1u << g) - 1);
-    }
-}
-
 TEST_CASE("hd steps reject groups that are not powers of two", "[schedule][rhd]") {
+  for (int n : {1, 2, 4, 8, 1024, 1 << 30}) CHECK(is_power_of_two(n));
+  for (int n : {0, -2, 3, 6, 12, 1000}) CHECK_FALSE(is_power_of_two(n));
   CHECK_THROWS_AS(hd_reduce_scatter(group_of(3, 0), {0, 12}, kElem, 0), InvalidArgument);
   CHECK_THROWS_AS(hd_allgather(group_of(6, 2), {0, 24}, kElem, 0), InvalidArgument);
 }
 
+// For powers of two this is halving-doubling alone, so it also checks hd's exchanges add up.
 TEST_CASE("rhd schedule: fold, halving-doubling among survivors, unfold", "[schedule][rhd]") {
   for (int p = 1; p <= 16; ++p) {
     const int survivors = rhd_survivors(p);
@@ -237,7 +219,8 @@ TEST_CASE("dbtree: NCCL's trees, complementary and of logarithmic height", "[sch
           // Spans every rank: the parent chain reaches the root within p hops.
           REQUIRE(tree.parent[me] >= 0);
           int up = r, hops = 0;
-          while (up != tree.root && hops <= p) up = tree.parent[static_cast<std::size_t>(up)], ++hops;
+          while (up != tree.root && hops <= p)
+            up = tree.parent[static_cast<std::size_t>(up)], ++hops;
           CHECK(up == tree.root);
           CHECK(hops == tree.depth[me]);
           const auto& siblings = tree.children[static_cast<std::size_t>(tree.parent[me])];
@@ -282,7 +265,8 @@ TEST_CASE("dbtree: pipelined schedules reduce every rank once and stay in bounds
           const auto trees = double_binary_tree(p);
           for (std::size_t h = 0; h < 2; ++h) {
             const std::size_t c = dbtree_chunks(halves[h], kElem, chunk).size();
-            const std::size_t steps = c == 0 ? 0 : c + 2 * static_cast<std::size_t>(trees[h].height()) - 1;
+            const std::size_t steps =
+                c == 0 ? 0 : c + 2 * static_cast<std::size_t>(trees[h].height()) - 1;
             CHECK(ranks[0][2 * h].size() == steps);
             CHECK(ranks[0][2 * h + 1].size() == steps);
           }
