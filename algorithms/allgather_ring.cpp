@@ -12,8 +12,8 @@ void allgather_ring(Communicator& comm, MutView buf, DType type, ReduceOp op,
   (void)op;  // nothing is reduced
   element_count(buf, type);
   if (comm.size() == 1 || buf.bytes == 0) return;
-  const Schedule s = ring_allgather(world_group(comm), Block{0, buf.bytes}, dtype_size(type), -1);
-  execute(comm, buf, type, ReduceOp::sum, std::span(&s, 1), {opts.segment_bytes, opts.tag_base});
+  run_ring(comm, buf, type, ReduceOp::sum, world_group(comm), {0, buf.bytes}, false,
+           {opts.segment_bytes, opts.tag_base});
 }
 
 }  // namespace ddl

@@ -14,15 +14,11 @@ namespace ddl {
 void allreduce_ring(Communicator& comm, MutView buf, DType type, ReduceOp op,
                     const Options& opts) {
   element_count(buf, type);
-  const std::size_t elem = dtype_size(type);
   if (comm.size() == 1 || buf.bytes == 0) return;
   const Group group = world_group(comm);
-  const Block all{0, buf.bytes};
-  Schedule s = ring_reduce_scatter(group, all, elem, -1);
-  Schedule ag = ring_allgather(group, all, elem, -1);
-  s.insert(s.end(), ag.begin(), ag.end());
-  execute(comm, buf, type, reduction_op(op), std::span(&s, 1),
-          {opts.segment_bytes, opts.tag_base});
+  const ExecOptions exec{opts.segment_bytes, opts.tag_base};
+  run_ring(comm, buf, type, reduction_op(op), group, {0, buf.bytes}, true, exec);
+  run_ring(comm, buf, type, reduction_op(op), group, {0, buf.bytes}, false, exec);
   finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
 }
 

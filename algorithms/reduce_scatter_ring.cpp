@@ -10,12 +10,9 @@ namespace ddl {
 void reduce_scatter_ring(Communicator& comm, MutView buf, DType type, ReduceOp op,
                          const Options& opts) {
   const std::size_t count = element_count(buf, type), elem = dtype_size(type);
-  if (comm.size() == 1 || buf.bytes == 0) {
-    finish_average(comm, buf, type, op, 1);
-    return;
-  }
-  const Schedule s = ring_reduce_scatter(world_group(comm), Block{0, buf.bytes}, elem, -1);
-  execute(comm, buf, type, reduction_op(op), std::span(&s, 1), {opts.segment_bytes, opts.tag_base});
+  if (comm.size() == 1 || buf.bytes == 0) return;
+  run_ring(comm, buf, type, reduction_op(op), world_group(comm), {0, buf.bytes}, true,
+           {opts.segment_bytes, opts.tag_base});
   const Block mine = partition(count, static_cast<std::size_t>(comm.size()), elem)
                          [static_cast<std::size_t>(comm.rank())];
   finish_average(comm, buf.slice(mine.offset, mine.bytes), type, op,

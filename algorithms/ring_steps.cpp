@@ -1,5 +1,7 @@
 #include "algorithms/ring_steps.hpp"
 
+#include <algorithm>
+
 namespace ddl {
 
 namespace {
@@ -11,7 +13,7 @@ Transfer block_transfer(const std::vector<Block>& blocks, const Group& group, in
 }
 
 Schedule ring_steps(const Group& group, Block range, std::size_t elem_size, int dimension,
-                    bool reduce_scatter) {
+                    bool reduce_scatter, StepWindow window) {
   const int g = group.size(), i = group.me;
   Schedule steps;
   if (g <= 1) return steps;
@@ -19,7 +21,10 @@ Schedule ring_steps(const Group& group, Block range, std::size_t elem_size, int 
   const int next = group.at(i + 1), prev = group.at(i - 1);
   // Reduce-scatter at step s sends block i-s-1; allgather sends block i-s (its own first).
   const int lead = reduce_scatter ? 1 : 0;
-  for (int s = 0; s < g - 1; ++s) {
+  const std::size_t total = static_cast<std::size_t>(g - 1);
+  const std::size_t first = std::min(window.first, total);
+  const std::size_t last = first + std::min(window.count, total - first);
+  for (int s = static_cast<int>(first); s < static_cast<int>(last); ++s) {
     Step step;
     step.sends.push_back(block_transfer(blocks, group, i - s - lead, next));
     step.recvs.push_back(block_transfer(blocks, group, i - s - lead - 1, prev));
@@ -34,12 +39,25 @@ Schedule ring_steps(const Group& group, Block range, std::size_t elem_size, int 
 }  // namespace
 
 Schedule ring_reduce_scatter(const Group& group, Block range, std::size_t elem_size,
-                             int dimension) {
-  return ring_steps(group, range, elem_size, dimension, true);
+                             int dimension, StepWindow window) {
+  return ring_steps(group, range, elem_size, dimension, true, window);
 }
 
-Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, int dimension) {
-  return ring_steps(group, range, elem_size, dimension, false);
+Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, int dimension,
+                        StepWindow window) {
+  return ring_steps(group, range, elem_size, dimension, false, window);
+}
+
+void run_ring(Communicator& comm, MutView buffer, DType type, ReduceOp op, const Group& group,
+              Block range, bool reduce_scatter, const ExecOptions& options) {
+  // Lockstep makes consecutive windows equivalent to one long schedule.
+  constexpr std::size_t kWindowSteps = 64;
+  const std::size_t elem = dtype_size(type);
+  for (std::size_t first = 0; first + 1 < static_cast<std::size_t>(group.size());
+       first += kWindowSteps) {
+    const Schedule s = ring_steps(group, range, elem, -1, reduce_scatter, {first, kWindowSteps});
+    execute(comm, buffer, type, op, std::span(&s, 1), options);
+  }
 }
 
 }  // namespace ddl

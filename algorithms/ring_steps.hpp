@@ -2,16 +2,30 @@
 // standalone reduce_scatter / allgather). Member i sends to member i+1 and receives from i-1.
 #pragma once
 
+#include <cstdint>
+
 #include "algorithms/schedule.hpp"
 
 namespace ddl {
 
 // g-1 steps over `range`, split into g blocks (partition(range, g)). At step s member i sends
 // block i-s-1 and reduces block i-s-2 received; afterwards member i holds block i reduced.
+// `window` selects steps [first, first + count) (clamped), so a long ring can be built and run
+// a window at a time: p simulated ranks holding all 2(p-1) steps each would need O(p^2) memory.
+struct StepWindow {
+  std::size_t first = 0;
+  std::size_t count = SIZE_MAX;
+};
 Schedule ring_reduce_scatter(const Group& group, Block range, std::size_t elem_size,
-                             int dimension);
+                             int dimension, StepWindow window = {});
 // g-1 steps: member i starts with block i; at step s it sends block i-s and receives block
 // i-s-1; afterwards every member holds every block.
-Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, int dimension);
+Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, int dimension,
+                        StepWindow window = {});
+
+// Build and execute a whole ring reduce-scatter (or allgather) over `group`, a window of steps
+// at a time; the same messages in the same order as one execute() of the full schedule.
+void run_ring(Communicator& comm, MutView buffer, DType type, ReduceOp op, const Group& group,
+              Block range, bool reduce_scatter, const ExecOptions& options);
 
 }  // namespace ddl

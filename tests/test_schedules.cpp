@@ -114,3 +114,22 @@ TEST_CASE("ddl rejects options it cannot honour", "[schedule][ddl]") {
   CHECK_THROWS_WITH(ddl_schedules(Dims::parse("4x3"), 0, 64, 4, opts),
                     Catch::Contains("power-of-two") && Catch::Contains("dimension 2"));
 }
+
+TEST_CASE("ring windows concatenate to the whole ring", "[schedule]") {
+  Group group{{0, 1, 2, 3, 4, 5, 6}, 3};
+  for (bool rs : {true, false}) {
+    const Schedule whole = rs ? ring_reduce_scatter(group, Block{0, 700}, 4, 1)
+                              : ring_allgather(group, Block{0, 700}, 4, 1);
+    Schedule joined;
+    for (std::size_t first = 0; first < 8; first += 4) {
+      const Schedule part = rs ? ring_reduce_scatter(group, Block{0, 700}, 4, 1, {first, 4})
+                               : ring_allgather(group, Block{0, 700}, 4, 1, {first, 4});
+      joined.insert(joined.end(), part.begin(), part.end());
+    }
+    REQUIRE(joined.size() == whole.size());
+    for (std::size_t t = 0; t < whole.size(); ++t) {
+      CHECK(joined[t].sends == whole[t].sends);
+      CHECK(joined[t].recvs == whole[t].recvs);
+    }
+  }
+}
