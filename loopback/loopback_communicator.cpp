@@ -93,7 +93,10 @@ void LoopbackWorld::wait(int rank, std::uint64_t id) {
 }
 
 LoopbackCommunicator::LoopbackCommunicator(LoopbackWorld& world, int rank)
-    : world_(world), rank_(rank) {
+    : world_(world),
+      rank_(rank),
+      pool_([](std::size_t bytes) { return ::operator new(bytes); },
+            [](void* p) { ::operator delete(p); }) {
   DDL_CHECK(rank >= 0 && rank < world.size(), "loopback rank out of range");
 }
 
@@ -146,22 +149,9 @@ void LoopbackCommunicator::divide(MutView inout, DType type, std::size_t divisor
   host_divide(inout.data, inout.bytes / dtype_size(type), type, divisor);
 }
 
-MutView LoopbackCommunicator::acquire_scratch(std::size_t bytes) {
-  Buffer* best = nullptr;
-  for (Buffer& b : pool_)
-    if (!b.in_use && b.bytes >= bytes && (!best || b.bytes < best->bytes)) best = &b;
-  if (!best) {
-    pool_.push_back({std::make_unique<std::byte[]>(bytes ? bytes : 1), bytes, false});
-    best = &pool_.back();
-  }
-  best->in_use = true;
-  return {best->data.get(), bytes};
-}
+MutView LoopbackCommunicator::acquire_scratch(std::size_t bytes) { return pool_.acquire(bytes); }
 
-void LoopbackCommunicator::release_scratch(MutView scratch) {
-  for (Buffer& b : pool_)
-    if (b.data.get() == scratch.data) b.in_use = false;
-}
+void LoopbackCommunicator::release_scratch(MutView scratch) { pool_.release(scratch); }
 
 Request LoopbackCommunicator::compute(double seconds) {
   const auto ready = std::chrono::steady_clock::now() +

@@ -18,6 +18,7 @@
 
 #include "algorithms/communicator.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/scratch_pool.hpp"
 
 namespace ddl {
 
@@ -91,12 +92,7 @@ class LoopbackCommunicator : public Communicator {
 
   LoopbackWorld& world_;
   const int rank_;
-  struct Buffer {
-    std::unique_ptr<std::byte[]> data;
-    std::size_t bytes;
-    bool in_use;
-  };
-  std::vector<Buffer> pool_;  // grow-only: scratch is allocated once and reused
+  ScratchPool pool_;  // grow-only: scratch is allocated once and reused
 };
 
 // Run fn on `size` threads, one LoopbackCommunicator each. If any rank throws, the world is

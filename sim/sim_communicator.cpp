@@ -37,7 +37,9 @@ SimCommunicator::SimCommunicator(const SimWorld& world, int rank)
     : world_(world),
       rank_(rank),
       size_(world.platform->ranks()),
-      memory_bandwidth_(world.platform->memory_bandwidth.at(static_cast<std::size_t>(rank))) {}
+      memory_bandwidth_(world.platform->memory_bandwidth.at(static_cast<std::size_t>(rank))),
+      pool_([](std::size_t bytes) { return ::operator new(bytes); },
+            [](void* p) { ::operator delete(p); }) {}
 
 SimCommunicator::~SimCommunicator() {
   // Payload blocks of receives never waited for (an aborted run) would leak otherwise.
@@ -192,25 +194,11 @@ void SimCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
 
 MutView SimCommunicator::acquire_scratch(std::size_t bytes) {
   if (!world_.payload) return {nullptr, bytes};
-  Buffer* best = nullptr;
-  for (Buffer& b : pool_)
-    if (!b.in_use && b.bytes >= bytes && (best == nullptr || b.bytes < best->bytes)) best = &b;
-  if (best == nullptr) {
-    pool_.push_back({std::make_unique<std::byte[]>(bytes ? bytes : 1), bytes, false});
-    best = &pool_.back();
-  }
-  best->in_use = true;
-  return {best->data.get(), bytes};
+  return pool_.acquire(bytes);
 }
 
 void SimCommunicator::release_scratch(MutView scratch) {
-  if (!world_.payload) return;
-  for (Buffer& b : pool_)
-    if (b.data.get() == scratch.data && b.in_use) {
-      b.in_use = false;
-      return;
-    }
-  throw InvalidArgument("rank " + std::to_string(rank_) + ": release of scratch that was not acquired");
+  if (world_.payload) pool_.release(scratch);
 }
 
 Request SimCommunicator::compute(double seconds) {

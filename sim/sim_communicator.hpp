@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "algorithms/communicator.hpp"
+#include "algorithms/scratch_pool.hpp"
 #include "sim/platform.hpp"
 
 namespace ddl::sim {
@@ -87,12 +88,7 @@ class SimCommunicator : public Communicator {
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::deque<Slot> slots_;  // a deque: get_async keeps a pointer into a slot
   std::vector<std::uint32_t> free_slots_;
-  struct Buffer {
-    std::unique_ptr<std::byte[]> data;
-    std::size_t bytes;
-    bool in_use;
-  };
-  std::vector<Buffer> pool_;  // payload mode: grow-only scratch
+  ScratchPool pool_;  // payload mode: grow-only scratch
 };
 
 }  // namespace ddl::sim

@@ -1,0 +1,193 @@
+// ddlrun: run the registered collectives on real hardware through MPI (host memory) or CUDA
+// (GPU memory) and print the same table, csv or json as ddlsim, optionally beside Open MPI's
+// own MPI_Allreduce measured in the same run on the same buffers.
+#include <mpi.h>
+
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "algorithms/error.hpp"
+#include "harness/cli.hpp"
+#include "harness/report.hpp"
+#include "harness/sizes.hpp"
+#include "real/device_setup.hpp"
+#include "real/mpi_communicator.hpp"
+#include "real/mpi_error.hpp"
+#include "real/node_grid.hpp"
+#include "real/rank_agreement.hpp"
+#include "real/timed_sweep.hpp"
+
+namespace po = boost::program_options;
+using namespace ddl;
+
+namespace {
+
+struct RunArguments {
+  bool help = false;
+  harness::CommonOptions common;
+  RunSetup setup;  // --memory, --transport, --timeout
+  bool baseline_mpi = false;
+};
+
+void print_help(std::ostream& out, const po::options_description& desc) {
+  out << "Usage: mpirun -np P ddlrun [options]\n\n"
+         "Runs collectives on this machine's ranks through Open MPI (host memory) or CUDA (GPU\n"
+         "memory) and prints time, algbw and busbw per size, as ddlsim does for a simulated machine.\n\n"
+      << desc
+      << "\nTimes are the median over -n iterations after -w warm-ups; each iteration is the slowest\n"
+         "rank's time after a barrier. --dims defaults to (ranks per node) x (nodes) from MPI's\n"
+         "node-local split, just P on one node. Every wait is bounded by --timeout: a lost message\n"
+         "stops the job with an error naming rank, peer, tag and operation.\n\n"
+         "Examples:\n"
+         "  mpirun -np 4 ddlrun --algo all -b 1K -e 64M -f 4 --check --baseline mpi\n"
+         "  mpirun -np 4 ddlrun --algo ring,ddl --dims 2x2 -d half -o max --format csv\n"
+         "  mpirun -np 8 --map-by slot ddlrun --memory cuda --algo ddl -b 1M -e 256M\n";
+}
+
+std::string canonical(const RunArguments& a) {
+  std::ostringstream s;
+  const harness::CommonOptions& c = a.common;
+  s << "sizes=" << harness::format_size(c.sizes.front()) << ".." << harness::format_size(c.sizes.back())
+    << "(" << c.sizes.size() << ") dtype=" << to_string(c.dtype) << " op=" << to_string(c.op)
+    << " n=" << c.iters << " w=" << c.warmup << " check=" << c.check << " algo=";
+  for (const std::string& n : c.algos) s << n << ";";
+  s << " dims=" << (c.dims ? c.dims->to_string() : "default") << " segment=" << c.segment_bytes
+    << " rings=" << c.rings << " memory=" << a.setup.memory << " transport=" << a.setup.transport
+    << " timeout=" << a.setup.timeout_s << " baseline=" << a.baseline_mpi;
+  return s.str();
+}
+
+RunArguments parse(int argc, char** argv, po::options_description& desc) {
+  harness::CommonDefaults defaults;
+  defaults.min_bytes = "8";
+  defaults.max_bytes = "64M";
+  defaults.iters = 20;
+  defaults.warmup = 5;
+  defaults.time_statistic = "median";
+  desc.add_options()("help,h", "this help");
+  harness::add_common_options(desc, defaults);
+  desc.add_options()
+      ("memory", po::value<std::string>()->default_value("host"), "buffers in host or cuda (GPU) memory")
+      ("transport", po::value<std::string>()->default_value("mpi"),
+       "mpi (CUDA-aware if Open MPI supports it, else staged through pinned host memory) or nccl")
+      ("baseline", po::value<std::string>(), "mpi: also time MPI_Allreduce on the same buffers")
+      ("timeout", po::value<double>()->default_value(MpiCommunicator::kDefaultTimeout),
+       "seconds any single wait may take before the run stops with an error");
+  po::variables_map vm;
+  try {
+    po::store(po::parse_command_line(argc, argv, desc), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw InvalidArgument(std::string(e.what()) + " (see ddlrun --help)");
+  }
+  RunArguments a;
+  if (vm.count("help")) {
+    a.help = true;
+    return a;
+  }
+  a.common = harness::read_common_options(vm);
+  a.setup = parse_setup(vm["memory"].as<std::string>(), vm["transport"].as<std::string>(),
+                        vm["timeout"].as<double>());
+  if (vm.count("baseline")) {
+    const std::string b = vm["baseline"].as<std::string>();
+    if (b != "mpi") throw InvalidArgument("unknown --baseline '" + b + "' (known: mpi)");
+    a.baseline_mpi = true;
+  }
+  return a;
+}
+
+std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& layout, const Dims& dims,
+                                      int ranks, const std::string& transport,
+                                      const std::optional<std::string>& no_baseline) {
+  std::vector<std::string> h;
+  h.push_back("ddlrun: " + std::to_string(ranks) + " ranks (" + std::to_string(layout.ranks_per_node) +
+              " per node x " + std::to_string(layout.nodes) + " nodes), dims " + dims.to_string() +
+              ", memory " + a.setup.memory + ", transport " + transport);
+  h.push_back("time: median of " + std::to_string(a.common.iters) + " iterations after " +
+              std::to_string(a.common.warmup) + " warm-ups, each the slowest rank after a barrier");
+  if (a.baseline_mpi && no_baseline) h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
+  return h;
+}
+
+int run(int argc, char** argv) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  po::options_description desc("Options");
+  LocalArguments local;
+  RunArguments args;
+  try {
+    args = parse(argc, argv, desc);
+    local.canonical = args.help ? "help" : canonical(args);
+  } catch (const Error& e) {
+    local.error = e.what();
+  }
+  if (const auto why = disagreement(MPI_COMM_WORLD, local)) {
+    if (rank == 0) std::cerr << "ddlrun: " << *why << "\n";
+    return 2;
+  }
+  if (args.help) {
+    if (rank == 0) print_help(std::cout, desc);
+    return 0;
+  }
+
+  // Every rank reaches the same verdict here (the layout comes from collectives), so a bad
+  // grid is reported once by rank 0 and every rank exits, as for a bad flag.
+  NodeLayout layout;
+  Dims dims;
+  try {
+    layout = node_layout(MPI_COMM_WORLD);
+    dims = args.common.dims ? *args.common.dims : layout.dims;
+    dims.require_world(size);
+  } catch (const InvalidArgument& e) {
+    if (rank == 0) std::cerr << "ddlrun: " << e.what() << "\n";
+    return 2;
+  }
+  std::unique_ptr<RealBackend> backend = make_backend(args.setup, MPI_COMM_WORLD, layout.local_rank);
+
+  TimedSweepConfig cfg;
+  cfg.algos = args.common.algos;
+  cfg.sizes = args.common.sizes;
+  cfg.type = args.common.dtype;
+  cfg.op = args.common.op;
+  cfg.iters = args.common.iters;
+  cfg.warmup = args.common.warmup;
+  cfg.check = args.common.check;
+  cfg.baseline_mpi = args.baseline_mpi;
+  cfg.timeout_s = args.setup.timeout_s;
+  cfg.options = harness::algorithm_options(args.common, dims);
+  const auto no_baseline = baseline_unavailable(cfg.type, backend->space(), cfg.sizes.back());
+
+  const std::vector<TimedCase> cases = run_timed_sweep(backend->comm(), MPI_COMM_WORLD, backend->space(), cfg);
+  if (rank != 0) return 0;
+  std::vector<harness::Row> rows;
+  for (const TimedCase& c : cases) {
+    harness::Row row = harness::make_row(c.bytes, cfg.type, cfg.op, c.algo, dims.to_string(), c.time_s, size);
+    row.wrong = c.wrong;
+    if (c.mpi_time_s) {
+      row.mpi_time_s = c.mpi_time_s;
+      row.mpi_busbw_gbs = harness::bus_bandwidth_gbs(c.bytes, *c.mpi_time_s, "ring", size);
+    }
+    rows.push_back(std::move(row));
+  }
+  harness::write_report(std::cout, args.common.format, rows, {false, args.baseline_mpi},
+                        header_lines(args, layout, dims, size, backend->transport_name(), no_baseline));
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rc = 0;
+  try {
+    rc = run(argc, argv);
+  } catch (const std::exception& e) {
+    // Past the argument check the ranks may be anywhere in the sweep: stop them all.
+    abort_world("ddlrun", e.what(), 1);
+  }
+  MPI_Finalize();
+  return rc;
+}

@@ -1,0 +1,228 @@
+#include "real/mpi_communicator.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "algorithms/error.hpp"
+#include "algorithms/host_reduce.hpp"
+#include "real/bounded_wait.hpp"
+#include "real/mpi_error.hpp"
+
+namespace ddl {
+namespace {
+
+// Largest single MPI message: a power of two below INT_MAX keeps pieces element-aligned.
+constexpr std::size_t kMaxMessage = std::size_t{1} << 30;
+constexpr std::size_t kAlignment = 64;  // cache line; also what AVX-512 loads like
+
+void* allocate_host(std::size_t bytes) {
+  void* p = ::operator new(bytes, std::align_val_t{kAlignment});
+  // Touch every page now, so the first collective does not pay the page faults.
+  std::memset(p, 0, bytes);
+  return p;
+}
+
+void free_host(void* p) { ::operator delete(p, std::align_val_t{kAlignment}); }
+
+std::string seconds_text(double s) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", s);
+  return text;
+}
+
+}  // namespace
+
+MpiCommunicator::MpiCommunicator(MPI_Comm comm, double timeout_s)
+    : timeout_s_(timeout_s), scratch_(allocate_host, free_host) {
+  set_timeout(timeout_s);
+  check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+  check_mpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
+  check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");
+  void* tag_ub = nullptr;
+  int found = 0;
+  check_mpi(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &found), "MPI_Comm_get_attr(MPI_TAG_UB)");
+  if (found) max_tag_ = *static_cast<int*>(tag_ub);
+}
+
+MpiCommunicator::~MpiCommunicator() {
+  // Requests still pending here belong to an operation that failed: release them so
+  // MPI_Finalize does not wait for messages that will never come.
+  for (auto& [id, op] : ops_) cancel(op);
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+void MpiCommunicator::set_timeout(double seconds) {
+  if (!(seconds > 0)) throw InvalidArgument("timeout must be positive, got " + seconds_text(seconds));
+  timeout_s_ = seconds;
+}
+
+double MpiCommunicator::now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+void MpiCommunicator::check_peer_tag(int peer, int tag, const char* operation) const {
+  if (peer < 0 || peer >= size_)
+    throw InvalidArgument(std::string(operation) + ": rank " + std::to_string(rank_) +
+                          ": peer " + std::to_string(peer) + " is not in [0, " +
+                          std::to_string(size_) + ")");
+  if (tag < 0 || tag > max_tag_)
+    throw InvalidArgument(std::string(operation) + ": rank " + std::to_string(rank_) + ": tag " +
+                          std::to_string(tag) + " is outside MPI's range [0, " +
+                          std::to_string(max_tag_) + "]");
+}
+
+Request MpiCommunicator::post(Kind kind, int peer, void* data, std::size_t bytes, int tag) {
+  const char* name = kind == Kind::send ? "isend" : "irecv";
+  check_peer_tag(peer, tag, name);
+  if (bytes > 0 && data == nullptr)
+    throw InvalidArgument(std::string(name) + ": null buffer of " + std::to_string(bytes) +
+                          " bytes (the MPI backend moves real payload)");
+  Op op{kind, peer, tag, bytes, {}, {}, 0, 0};
+  // A zero-byte message is still sent: the receiver matches it like any other.
+  const std::size_t pieces = bytes == 0 ? 1 : (bytes + kMaxMessage - 1) / kMaxMessage;
+  op.requests.resize(pieces, MPI_REQUEST_NULL);
+  op.expected.resize(pieces);
+  auto* base = static_cast<std::byte*>(data);
+  for (std::size_t i = 0; i < pieces; ++i) {
+    const std::size_t offset = i * kMaxMessage;
+    const std::size_t length = std::min(kMaxMessage, bytes - offset);
+    op.expected[i] = length;
+    const int count = static_cast<int>(length);
+    void* where = base ? base + offset : nullptr;
+    // The error text is built only on failure: posting is on the latency path.
+    const int rc = kind == Kind::send
+                       ? MPI_Isend(where, count, MPI_BYTE, peer, tag, comm_, &op.requests[i])
+                       : MPI_Irecv(where, count, MPI_BYTE, peer, tag, comm_, &op.requests[i]);
+    if (rc != MPI_SUCCESS)
+      check_mpi(rc, std::string(kind == Kind::send ? "MPI_Isend" : "MPI_Irecv") + ", rank " +
+                        std::to_string(rank_) + ", " + describe(op));
+  }
+  const std::uint64_t id = next_id_++;
+  ops_.emplace(id, std::move(op));
+  return {id};
+}
+
+Request MpiCommunicator::isend(int peer, ConstView data, int tag) {
+  return post(Kind::send, peer, const_cast<void*>(data.data), data.bytes, tag);
+}
+
+Request MpiCommunicator::irecv(int peer, MutView data, int tag) {
+  return post(Kind::recv, peer, data.data, data.bytes, tag);
+}
+
+bool MpiCommunicator::test(Request& r) {
+  if (!r.pending()) return true;
+  auto it = ops_.find(r.id);
+  DDL_CHECK(it != ops_.end(), "test/wait on a request this communicator does not know");
+  Op& op = it->second;
+  if (op.kind == Kind::compute) {
+    // Drive MPI progress meanwhile, so transfers overlap the modelled computation.
+    int flag = 0;
+    const int rc = MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, comm_, &flag, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS) check_mpi(rc, "MPI_Iprobe");
+    if (now() < op.ready_at) return false;
+  }
+  while (op.completed < op.requests.size()) {
+    int flag = 0;
+    MPI_Status status;
+    const int rc = MPI_Test(&op.requests[op.completed], &flag, &status);
+    if (rc != MPI_SUCCESS) check_mpi(rc, "MPI_Test, rank " + std::to_string(rank_) + ", " + describe(op));
+    if (!flag) return false;
+    if (op.kind == Kind::recv) {
+      int received = 0;
+      check_mpi(MPI_Get_count(&status, MPI_BYTE, &received), "MPI_Get_count");
+      const std::size_t want = op.expected[op.completed];
+      if (static_cast<std::size_t>(received) != want)
+        throw BackendError("rank " + std::to_string(rank_) + ": " + describe(op) + ": peer sent " +
+                           std::to_string(received) + " bytes where " + std::to_string(want) +
+                           " were expected (send and receive sizes must match)");
+    }
+    ++op.completed;
+  }
+  ops_.erase(it);
+  r = {};
+  return true;
+}
+
+void MpiCommunicator::wait(Request& r) {
+  if (!r.pending()) return;
+  const Request awaited = r;
+  poll_until([&] { return test(r); }, timeout_s_,
+             [&] {
+               return "rank " + std::to_string(rank_) + ": timed out after " +
+                       seconds_text(timeout_s_) + " s waiting for " + describe(awaited);
+             },
+             [&] {
+               auto it = ops_.find(awaited.id);
+               if (it == ops_.end()) return;
+               cancel(it->second);
+               ops_.erase(it);
+             });
+}
+
+std::string MpiCommunicator::describe(const Request& r) const {
+  auto it = ops_.find(r.id);
+  return it == ops_.end() ? std::string("a completed request") : describe(it->second);
+}
+
+std::string MpiCommunicator::describe(const Op& op) const {
+  switch (op.kind) {
+    case Kind::send:
+      return "send to peer " + std::to_string(op.peer) + " tag " + std::to_string(op.tag) + " (" +
+             std::to_string(op.bytes) + " bytes)";
+    case Kind::recv:
+      return "recv from peer " + std::to_string(op.peer) + " tag " + std::to_string(op.tag) +
+             " (" + std::to_string(op.bytes) + " bytes)";
+    case Kind::compute: return "compute";
+  }
+  return "?";
+}
+
+void MpiCommunicator::cancel(Op& op) {
+  // Receives are cancelled (nothing can land afterwards); a send cannot be recalled reliably
+  // in Open MPI, so its request is only freed and completes or dies with the job.
+  for (MPI_Request& req : op.requests) {
+    if (req == MPI_REQUEST_NULL) continue;
+    if (op.kind == Kind::recv) MPI_Cancel(&req);
+    MPI_Request_free(&req);
+  }
+}
+
+void MpiCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp op) {
+  DDL_CHECK(inout.bytes == in.bytes, "reduce: views differ in size");
+  const std::size_t elem = dtype_size(type);
+  DDL_CHECK(inout.bytes % elem == 0, "reduce: view is not a whole number of elements");
+  host_reduce(inout.data, in.data, inout.bytes / elem, type, op);
+}
+
+void MpiCommunicator::copy(MutView dst, ConstView src) {
+  DDL_CHECK(dst.bytes == src.bytes, "copy: views differ in size");
+  if (dst.bytes > 0 && dst.data != src.data) std::memmove(dst.data, src.data, dst.bytes);
+}
+
+void MpiCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
+  const std::size_t elem = dtype_size(type);
+  DDL_CHECK(inout.bytes % elem == 0, "divide: view is not a whole number of elements");
+  host_divide(inout.data, inout.bytes / elem, type, divisor);
+}
+
+MutView MpiCommunicator::acquire_scratch(std::size_t bytes) { return scratch_.acquire(bytes); }
+
+void MpiCommunicator::release_scratch(MutView scratch) { scratch_.release(scratch); }
+
+Request MpiCommunicator::compute(double seconds) {
+  DDL_CHECK(seconds >= 0, "compute: negative duration");
+  Op op{Kind::compute, -1, -1, 0, {}, {}, 0, now() + seconds};
+  const std::uint64_t id = next_id_++;
+  ops_.emplace(id, std::move(op));
+  return {id};
+}
+
+}  // namespace ddl

@@ -1,0 +1,87 @@
+// Host-memory backend over Open MPI point-to-point. Sends and receives are non-blocking
+// (MPI_Isend/MPI_Irecv); waits poll with MPI_Test against a deadline (bounded_wait.hpp) and end
+// in ddl::Timeout naming rank, peer, tag and operation; local reductions are host_reduce's
+// vectorisable loops; scratch comes from a grow-only pool of pre-touched buffers.
+//
+// The communicator works on its own duplicate of the given MPI communicator, with
+// MPI_ERRORS_RETURN set, so every MPI failure passes through check_mpi() once.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/communicator.hpp"
+#include "algorithms/scratch_pool.hpp"
+
+namespace ddl {
+
+class MpiCommunicator : public Communicator {
+ public:
+  static constexpr double kDefaultTimeout = 300.0;  // seconds
+
+  explicit MpiCommunicator(MPI_Comm comm = MPI_COMM_WORLD, double timeout_s = kDefaultTimeout);
+  ~MpiCommunicator() override;
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  double now() override;
+
+  Request isend(int peer, ConstView data, int tag) override;
+  Request irecv(int peer, MutView data, int tag) override;
+  void wait(Request& r) override;
+
+  void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override;
+  void copy(MutView dst, ConstView src) override;
+  void divide(MutView inout, DType type, std::size_t divisor) override;
+  MutView acquire_scratch(std::size_t bytes) override;
+  void release_scratch(MutView scratch) override;
+  Request compute(double seconds) override;
+
+  // Non-blocking completion check of an isend/irecv/compute request: true (and r reset) when
+  // done. Errors (size mismatch, MPI failure) throw. For backends layered on this one.
+  bool test(Request& r);
+  // "recv from peer 3 tag 7 (4096 bytes)" for a pending request, for error messages.
+  std::string describe(const Request& r) const;
+
+  MPI_Comm comm() const { return comm_; }
+  double timeout() const { return timeout_s_; }
+  void set_timeout(double seconds);
+  int max_tag() const { return max_tag_; }
+
+ private:
+  enum class Kind { send, recv, compute };
+  struct Op {
+    Kind kind;
+    int peer;
+    int tag;
+    std::size_t bytes;
+    // Messages over kMaxMessage bytes travel as several MPI messages with the same tag
+    // (MPI counts are int); MPI's non-overtaking rule keeps them in order.
+    std::vector<MPI_Request> requests;
+    std::vector<std::size_t> expected;  // bytes of each piece, checked on receive
+    std::size_t completed = 0;          // pieces done so far, in order
+    double ready_at = 0;                // compute: wall-clock completion time
+  };
+
+  Request post(Kind kind, int peer, void* data, std::size_t bytes, int tag);
+  void check_peer_tag(int peer, int tag, const char* operation) const;
+  std::string describe(const Op& op) const;
+  void cancel(Op& op);
+
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  int rank_ = 0;
+  int size_ = 1;
+  int max_tag_ = 32767;
+  double timeout_s_;
+  std::uint64_t next_id_ = 1;
+  std::unordered_map<std::uint64_t, Op> ops_;
+  ScratchPool scratch_;
+};
+
+}  // namespace ddl

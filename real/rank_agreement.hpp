@@ -1,0 +1,27 @@
+// Every rank parses its own command line; before any collective runs, the ranks compare what
+// they parsed. A rank that could not parse its arguments, or parsed a different run (other
+// sizes, another algorithm), would otherwise deadlock the sweep. Rank 0 alone reports.
+#pragma once
+
+#include <mpi.h>
+
+#include <optional>
+#include <string>
+
+namespace ddl {
+
+struct LocalArguments {
+  std::optional<std::string> error;  // the parse error on this rank, if any
+  std::string canonical;             // the parsed argument set, one stable spelling
+};
+
+// Collective over `comm` (blocking: it runs before the bounded communicator exists). Returns
+// the message rank 0 should print and the run must stop with (every rank gets the same
+// verdict), or nothing when every rank parsed the same arguments. The message names the
+// lowest rank that failed or differs from rank 0.
+std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& mine);
+
+// FNV-1a: the canonical strings are compared by hash; only the differing ones are shown.
+unsigned long long hash_text(const std::string& text);
+
+}  // namespace ddl

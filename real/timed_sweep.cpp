@@ -1,0 +1,156 @@
+#include "real/timed_sweep.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
+#include "algorithms/check_pattern.hpp"
+#include "algorithms/error.hpp"
+#include "real/bounded_wait.hpp"
+#include "real/mpi_error.hpp"
+
+namespace ddl {
+
+MutView HostSpace::allocate(std::size_t bytes) {
+  // Value-initialised: the zeroing touches every page now, outside any timed region.
+  buffers_.push_back(std::make_unique<std::byte[]>(std::max<std::size_t>(bytes, 1)));
+  return {buffers_.back().get(), bytes};
+}
+
+void HostSpace::upload(MutView dst, const void* host) {
+  if (dst.bytes > 0) std::memcpy(dst.data, host, dst.bytes);
+}
+
+void HostSpace::download(void* host, ConstView src) {
+  if (src.bytes > 0) std::memcpy(host, src.data, src.bytes);
+}
+
+namespace {
+
+MPI_Datatype mpi_type(DType t) {
+  switch (t) {
+    case DType::float32: return MPI_FLOAT;
+    case DType::float64: return MPI_DOUBLE;
+    case DType::int32: return MPI_INT32_T;
+    case DType::int64: return MPI_INT64_T;
+    default: return MPI_DATATYPE_NULL;
+  }
+}
+
+MPI_Op mpi_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::prod: return MPI_PROD;
+    case ReduceOp::min: return MPI_MIN;
+    case ReduceOp::max: return MPI_MAX;
+    default: return MPI_SUM;  // avg: MPI has none; the sum is the part that costs
+  }
+}
+
+// A barrier that cannot hang: a rank that never arrives ends in ddl::Timeout.
+void bounded_barrier(MPI_Comm world, double timeout_s) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(world, &req), "MPI_Ibarrier");
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  poll_until(
+      [&] {
+        int done = 0;
+        check_mpi(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
+        return done != 0;
+      },
+      timeout_s,
+      [&] {
+        return "rank " + std::to_string(rank) + ": timed out after " + std::to_string(timeout_s) +
+               " s in the barrier before an iteration (another rank stopped or is stuck)";
+      },
+      [] {});
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Runs body() -w + -n times, each after a barrier, and returns the median of the per-iteration
+// maxima over ranks. before() runs ahead of each barrier (pattern refills stay untimed).
+template <typename Before, typename Body>
+double time_iterations(Communicator& comm, MPI_Comm world, const TimedSweepConfig& cfg,
+                       Before&& before, Body&& body) {
+  std::vector<double> elapsed(static_cast<std::size_t>(cfg.iters));
+  for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
+    before();
+    bounded_barrier(world, cfg.timeout_s);
+    const double start = comm.now();
+    body();
+    const double t = comm.now() - start;
+    if (it >= cfg.warmup) elapsed[static_cast<std::size_t>(it - cfg.warmup)] = t;
+  }
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, elapsed.data(), cfg.iters, MPI_DOUBLE, MPI_MAX, world),
+            "MPI_Allreduce (iteration times)");
+  return median(std::move(elapsed));
+}
+
+}  // namespace
+
+std::optional<std::string> baseline_unavailable(DType type, const BufferSpace& space,
+                                                std::size_t max_bytes) {
+  if (mpi_type(type) == MPI_DATATYPE_NULL)
+    return "Open MPI 4.1 has no " + std::string(to_string(type)) + " datatype";
+  if (!space.mpi_accessible())
+    return "MPI cannot access " + std::string(space.name()) + " buffers (not CUDA-aware)";
+  if (max_bytes / dtype_size(type) > static_cast<std::size_t>(INT_MAX))
+    return "the largest size exceeds MPI's int element count";
+  return std::nullopt;
+}
+
+std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, BufferSpace& space,
+                                       const TimedSweepConfig& cfg) {
+  const std::size_t elem = dtype_size(cfg.type);
+  std::size_t max_bytes = 0;
+  for (std::size_t s : cfg.sizes) max_bytes = std::max(max_bytes, s / elem * elem);
+  const MutView buffer = space.allocate(max_bytes);
+  std::vector<std::byte> host(cfg.check ? max_bytes : 0);
+  const bool baseline = cfg.baseline_mpi && !baseline_unavailable(cfg.type, space, max_bytes);
+  const int rank = comm.rank(), p = comm.size();
+
+  std::vector<TimedCase> results;
+  for (std::size_t size : cfg.sizes) {
+    const std::size_t bytes = size / elem * elem, count = bytes / elem;
+    const MutView view = buffer.slice(0, bytes);
+    std::optional<double> mpi_time;
+    if (baseline)
+      mpi_time = time_iterations(comm, world, cfg, [] {}, [&] {
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, view.data, static_cast<int>(count),
+                                mpi_type(cfg.type), mpi_op(cfg.op), world),
+                  "MPI_Allreduce (baseline)");
+      });
+    for (const std::string& name : cfg.algos) {
+      const Algorithm& algo = find_algorithm(name);
+      auto refill = [&] {
+        if (!cfg.check) return;
+        fill_input(host.data(), count, cfg.type, cfg.op, algo.collective, rank, p, cfg.options.root);
+        space.upload(view, host.data());
+      };
+      TimedCase c;
+      c.algo = name;
+      c.bytes = bytes;
+      c.mpi_time_s = mpi_time;
+      c.time_s = time_iterations(comm, world, cfg, refill,
+                                 [&] { algo.run(comm, view, cfg.type, cfg.op, cfg.options); });
+      if (cfg.check) {
+        space.download(host.data(), view);
+        unsigned long long wrong =
+            check_output(host.data(), count, cfg.type, cfg.op, algo.collective, rank, p,
+                         cfg.options.root).wrong;
+        check_mpi(MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, world),
+                  "MPI_Allreduce (wrong count)");
+        c.wrong = static_cast<std::size_t>(wrong);
+      }
+      results.push_back(std::move(c));
+    }
+  }
+  return results;
+}
+
+}  // namespace ddl

@@ -1,0 +1,50 @@
+// ddlrun's measurement loop. For every (size, algorithm): -w untimed iterations, then -n timed
+// ones; each iteration starts after a barrier and its time is the slowest rank's elapsed time
+// (MPI_Allreduce MAX), and the case's time is the median over the timed iterations (robust to
+// the noisy neighbours of a shared machine). --check refills the input before every iteration
+// and counts wrong elements after the last, summed over ranks. The MPI_Allreduce baseline runs
+// the same way on the same buffer, once per size.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "algorithms/communicator.hpp"
+#include "algorithms/registry.hpp"
+#include "real/buffer_space.hpp"
+
+namespace ddl {
+
+struct TimedSweepConfig {
+  std::vector<std::string> algos;
+  std::vector<std::size_t> sizes;  // bytes, rounded down to whole elements
+  DType type = DType::float32;
+  ReduceOp op = ReduceOp::sum;
+  int iters = 20;
+  int warmup = 5;
+  bool check = false;
+  bool baseline_mpi = false;
+  double timeout_s = 300;  // bounds the barriers too
+  Options options;
+};
+
+struct TimedCase {
+  std::string algo;
+  std::size_t bytes = 0;
+  double time_s = 0;
+  std::optional<std::size_t> wrong;
+  std::optional<double> mpi_time_s;  // absent when MPI has no such datatype or buffer access
+};
+
+// Why the MPI baseline cannot run for this configuration, or nothing when it can.
+std::optional<std::string> baseline_unavailable(DType type, const BufferSpace& space,
+                                                std::size_t max_bytes);
+
+std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, BufferSpace& space,
+                                       const TimedSweepConfig& config);
+
+}  // namespace ddl

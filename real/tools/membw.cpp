@@ -1,0 +1,48 @@
+// ddl_membw: this machine's memcpy bandwidth, the yardstick for host-memory allreduce
+// (a ring moves and reduces every byte through memory, so memcpy bounds it). Prints csv:
+// size,memcpy_gbs with GB/s = bytes copied per second / 1e9, median of -n copies.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "algorithms/error.hpp"
+#include "harness/sizes.hpp"
+
+int main(int argc, char** argv) {
+  try {
+    std::size_t lo = 1 << 20, hi = std::size_t{256} << 20;
+    int iters = 20;
+    for (int i = 1; i < argc; ++i) {
+      const std::string a = argv[i];
+      if (i + 1 >= argc) throw ddl::InvalidArgument("flag " + a + " needs a value (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS])");
+      if (a == "-b") lo = ddl::harness::parse_size(argv[++i]);
+      else if (a == "-e") hi = ddl::harness::parse_size(argv[++i]);
+      else if (a == "-n") iters = std::stoi(argv[++i]);
+      else throw ddl::InvalidArgument("unknown flag '" + a + "' (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS])");
+    }
+    if (iters < 1) throw ddl::InvalidArgument("-n must be at least 1");
+    const std::vector<std::size_t> sizes = ddl::harness::size_sweep(lo, hi, 2);
+    // Touched once up front: the copies measure bandwidth, not page faults.
+    std::vector<char> src(hi, 1), dst(hi, 0);
+    std::cout << "size,memcpy_gbs\n";
+    for (std::size_t bytes : sizes) {
+      std::vector<double> t;
+      for (int it = 0; it < iters + 2; ++it) {
+        const auto start = std::chrono::steady_clock::now();
+        std::memcpy(dst.data(), src.data(), bytes);
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (it >= 2) t.push_back(s);
+      }
+      std::sort(t.begin(), t.end());
+      std::printf("%zu,%.3f\n", bytes, static_cast<double>(bytes) / t[t.size() / 2] / 1e9);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "ddl_membw: " << e.what() << "\n";
+    return 2;
+  }
+}
