@@ -15,6 +15,7 @@
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
 #include "sim/sweep.hpp"
+#include "sim/workload_main.hpp"
 
 namespace po = boost::program_options;
 using namespace ddl;
@@ -39,7 +40,13 @@ void print_help(std::ostream& out, const po::options_description& desc) {
          "  ddlsim --algo all -b 1M -e 256M            # every allreduce side by side\n"
          "  ddlsim --algo ring,ddl --dims 4x4x4x4 -b 100M -e 100M\n"
          "  ddlsim --platform platforms/s822lc_2.xml --algo all --check -d half -o max -e 1M\n"
-         "  ddlsim --format csv -b 8 -e 1G -f 4 > sweep.csv\n";
+         "  ddlsim --format csv -b 8 -e 1G -f 4 > sweep.csv\n"
+         "\nTraining iterations (--workload): forward, then backward layer by layer with each full gradient\n"
+         "bucket's allreduce overlapping the rest of the backward pass (workloads/README.md):\n"
+         "  ddlsim --workload resnet50                 # one iteration on platforms/s822lc_64.xml\n"
+         "  ddlsim --workload resnet101 --batch 64 --bucket 64M --algo ring,ddl\n"
+         "  ddlsim --workload resnet50 --platform platforms/s822lc_64.xml --sweep --format csv\n"
+         "                                             # s822lc_1 .. s822lc_256: one row per GPU count\n";
 }
 
 std::string resolve_platform(const std::string& file) {
@@ -84,6 +91,7 @@ int run(int argc, char** argv) {
   desc.add_options()("help,h", "this help")(
       "platform", po::value<std::string>()->default_value(kDefaultPlatform), "SimGrid platform file");
   harness::add_common_options(desc, defaults);
+  sim::add_workload_options(desc);
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -96,6 +104,12 @@ int run(int argc, char** argv) {
     return 0;
   }
   const harness::CommonOptions common = harness::read_common_options(vm);
+  if (sim::workload_requested(vm))
+    return sim::run_workload_mode(vm, common, resolve_platform(vm["platform"].as<std::string>()),
+                                  std::string(DDL_SOURCE_DIR) + "/workloads", argv[0]);
+  for (const char* flag : {"batch", "bucket", "first-bucket", "sweep"})
+    if (vm.count(flag) && !vm[flag].defaulted())
+      throw InvalidArgument(std::string("--") + flag + " needs --workload (see ddlsim --help)");
 
   simgrid::s4u::Engine& engine = sim::start_engine(argv[0]);
   const sim::Platform platform = sim::load_platform(engine, resolve_platform(vm["platform"].as<std::string>()));

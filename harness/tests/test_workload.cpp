@@ -1,0 +1,142 @@
+// Workload files (the checked-in ResNets and synthetic ones), the iteration plan and the
+// result rows.
+#include <catch2/catch.hpp>
+#include <sstream>
+
+#include "algorithms/error.hpp"
+#include "harness/workload.hpp"
+#include "harness/workload_report.hpp"
+
+using namespace ddl;
+using namespace ddl::harness;
+
+namespace {
+
+const std::string kParams =
+    "# model = tiny\n# reference_batch = 4\n# reference_iteration_ms = 30\n# backward_to_forward = 2\n";
+
+Workload parse(const std::string& text) {
+  std::istringstream in(text);
+  return parse_workload(in, "tiny.csv");
+}
+
+// Five layers: a (10 params), b (20), c (30), d (none), e (40); multiply-adds 1:2:3:0:4.
+Workload five_layers() {
+  return parse(kParams + "layer,kind,params,forward_macs\na,conv,10,100\nb,bn,20,200\nc,conv,30,300\n"
+                         "d,pool,0,0\ne,fc,40,400\n");
+}
+
+}  // namespace
+
+TEST_CASE("workload files: the checked-in ResNets hold torchvision's parameter counts", "[workload]") {
+  const Workload r50 = load_workload(workload_path("resnet50", DDL_WORKLOADS));
+  CHECK(r50.model == "resnet50");
+  CHECK(r50.total_params() == 25557032);
+  CHECK(r50.layers.size() == 107);  // 53 convolutions, 53 batch norms, fc
+  CHECK(r50.reference_batch == 32);
+  CHECK(r50.reference_iteration_s == Approx(0.180).epsilon(1e-12));
+  CHECK(r50.backward_to_forward == 2.0);
+  CHECK(r50.layers.front().name == "conv1");
+  CHECK(r50.layers.front().params == 7 * 7 * 3 * 64);
+  CHECK(r50.layers.back().params == 2048 * 1000 + 1000);
+  const Workload r101 = load_workload(workload_path("resnet101", DDL_WORKLOADS));
+  CHECK(r101.total_params() == 44549160);
+  CHECK(r101.layers.size() == 209);
+}
+
+TEST_CASE("unknown workload names list the known ones", "[workload]") {
+  CHECK_THROWS_WITH(workload_path("vgg16", "/w"), Catch::Contains("vgg16") && Catch::Contains("resnet50, resnet101"));
+  CHECK(workload_path("resnet101", "/w") == "/w/resnet101.csv");
+  CHECK_THROWS_WITH(load_workload("/nonexistent/x.csv"), Catch::Contains("/nonexistent/x.csv"));
+}
+
+TEST_CASE("malformed workload files name the file, line and problem", "[workload]") {
+  const std::string header = "layer,kind,params,forward_macs\n";
+  CHECK_THROWS_WITH(parse(kParams + "layer,params\n"), Catch::Contains("tiny.csv:5") && Catch::Contains("header"));
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,x,1\n"), Catch::Contains("tiny.csv:6") && Catch::Contains("params"));
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,-1,1\n"), Catch::Contains("non-negative"));
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,1\n"), Catch::Contains("4 cells"));
+  CHECK_THROWS_WITH(parse(kParams + header), Catch::Contains("no layers"));
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,1,0\n"), Catch::Contains("no forward multiply-adds"));
+  CHECK_THROWS_WITH(parse("# model = t\n" + header + "a,conv,1,1\n"), Catch::Contains("reference_batch"));
+  CHECK_THROWS_WITH(parse(kParams + "# model = again\n" + header + "a,conv,1,1\n"), Catch::Contains("twice"));
+  CHECK_THROWS_WITH(parse(kParams + "# total_params = 5\n" + header + "a,conv,1,1\n"),
+                    Catch::Contains("1 parameters") && Catch::Contains("total_params says 5"));
+  CHECK_THROWS_WITH(parse("# model = t\n# reference_batch = 4\n# reference_iteration_ms = 0\n"
+                          "# backward_to_forward = 2\n" + header + "a,conv,1,1\n"),
+                    Catch::Contains("reference_iteration_ms"));
+}
+
+TEST_CASE("workload plan splits compute by multiply-adds and fills buckets in reverse layer order", "[workload]") {
+  BucketOptions b;
+  b.first_bucket_bytes = 64;
+  b.bucket_bytes = 100;
+  const IterationPlan plan = plan_iteration(five_layers(), 8, b);
+  // 30 ms at batch 4 -> 60 ms at batch 8: forward 20 ms, backward 40 ms, split 1:2:3:0:4.
+  REQUIRE(plan.forward_s.size() == 5);
+  CHECK(plan.forward_s[0] == Approx(0.002));
+  CHECK(plan.forward_s[4] == Approx(0.008));
+  REQUIRE(plan.backward_s.size() == 5);
+  CHECK(plan.backward_s[0] == Approx(0.016));  // e first
+  CHECK(plan.backward_s[1] == 0);              // d
+  CHECK(plan.backward_s[4] == Approx(0.004));  // a last
+  CHECK(plan.compute_s() == Approx(0.060));
+  // Reverse order e(160 B) d(0) c(120) b(80) a(40): e closes the 64 B first bucket, c the next
+  // (120 >= 100), b+a are left for the last one.
+  REQUIRE(plan.buckets.size() == 3);
+  CHECK(plan.buckets[0].offset == 0);
+  CHECK(plan.buckets[0].bytes == 160);
+  CHECK(plan.buckets[0].ready_after == 0);
+  CHECK(plan.buckets[1].offset == 160);
+  CHECK(plan.buckets[1].bytes == 120);
+  CHECK(plan.buckets[1].ready_after == 2);
+  CHECK(plan.buckets[2].offset == 280);
+  CHECK(plan.buckets[2].bytes == 120);
+  CHECK(plan.buckets[2].ready_after == 4);
+  CHECK(plan.gradient_bytes == 400);
+  CHECK(plan.params == 100);
+}
+
+TEST_CASE("workload ResNet-50 buckets: fc alone first, then at least 25 MiB each, tiling the gradients", "[workload]") {
+  const Workload r50 = load_workload(workload_path("resnet50", DDL_WORKLOADS));
+  const IterationPlan plan = plan_iteration(r50, 32, BucketOptions{});
+  CHECK(plan.compute_s() == Approx(0.180));
+  REQUIRE(plan.buckets.size() >= 2);
+  CHECK(plan.buckets[0].bytes == (2048 * 1000 + 1000) * 4);
+  std::size_t offset = 0;
+  for (std::size_t i = 0; i < plan.buckets.size(); ++i) {
+    CHECK(plan.buckets[i].offset == offset);
+    if (i > 0 && i + 1 < plan.buckets.size()) CHECK(plan.buckets[i].bytes >= std::size_t{25} << 20);
+    offset += plan.buckets[i].bytes;
+  }
+  CHECK(offset == std::size_t{25557032} * 4);
+  CHECK(plan.buckets.back().ready_after == plan.backward_s.size() - 1);
+  CHECK(plan_iteration(r50, 64, BucketOptions{}).compute_s() == Approx(0.360));
+}
+
+TEST_CASE("workload plans reject a zero batch or bucket", "[workload]") {
+  BucketOptions zero;
+  zero.bucket_bytes = 0;
+  CHECK_THROWS_AS(plan_iteration(five_layers(), 1, zero), InvalidArgument);
+  CHECK_THROWS_WITH(plan_iteration(five_layers(), 0, BucketOptions{}), Catch::Contains("batch"));
+}
+
+TEST_CASE("workload rows: derived columns and a csv round trip", "[workload]") {
+  const WorkloadRow row{8, "ddl", "4x2", 32, 0.250, 0.200};
+  CHECK(row.exposed_comm_s() == Approx(0.050));
+  CHECK(row.images_per_s() == Approx(8 * 32 / 0.250));
+  CHECK(row.efficiency() == Approx(0.8));
+  std::ostringstream out;
+  write_workload_report(out, Format::csv, {row}, {});
+  CHECK(out.str().rfind("gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency\n", 0) == 0);
+  const std::vector<WorkloadRow> back = parse_workload_csv(out.str(), 32);
+  REQUIRE(back.size() == 1);
+  CHECK(back[0].gpus == 8);
+  CHECK(back[0].dims == "4x2");
+  CHECK(back[0].iteration_s == Approx(0.250));
+  CHECK(back[0].compute_s == Approx(0.200));
+  CHECK_THROWS_AS(parse_workload_csv("size,time\n", 32), InvalidArgument);
+  std::ostringstream json;
+  write_workload_report(json, Format::json, {row}, {});
+  CHECK(json.str().find("\"efficiency\":0.8") != std::string::npos);
+}

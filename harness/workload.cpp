@@ -1,0 +1,168 @@
+#include "harness/workload.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <sstream>
+
+#include "algorithms/error.hpp"
+
+namespace ddl::harness {
+
+namespace {
+
+constexpr std::string_view kHeader = "layer,kind,params,forward_macs";
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+std::uint64_t parse_count(const std::string& text, const std::string& where, const char* what) {
+  std::uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size())
+    throw InvalidArgument(where + ": " + what + " '" + text + "' is not a non-negative integer");
+  return v;
+}
+
+double parse_positive(const std::string& text, const std::string& where, const char* what) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != text.size() || !(v > 0))
+    throw InvalidArgument(where + ": " + what + " '" + text + "' is not a positive number");
+  return v;
+}
+
+}  // namespace
+
+std::size_t Workload::total_params() const {
+  std::size_t n = 0;
+  for (const Layer& l : layers) n += l.params;
+  return n;
+}
+
+Workload parse_workload(std::istream& in, const std::string& source) {
+  std::map<std::string, std::string> params;
+  Workload w;
+  bool header_seen = false;
+  std::string line;
+  for (std::size_t number = 1; std::getline(in, line); ++number) {
+    const std::string where = source + ":" + std::to_string(number);
+    const std::string text = trim(line);
+    if (text.empty()) continue;
+    if (text[0] == '#') {
+      // "# key = value" is a parameter; any other comment is prose.
+      const std::string body = trim(std::string_view(text).substr(1));
+      const auto eq = body.find(" = ");
+      if (eq == std::string::npos || body.find_first_of(" \t") < eq) continue;
+      const std::string key = body.substr(0, eq);
+      if (!params.emplace(key, trim(std::string_view(body).substr(eq + 3))).second)
+        throw InvalidArgument(where + ": parameter '" + key + "' given twice");
+      continue;
+    }
+    if (!header_seen) {
+      if (text != kHeader)
+        throw InvalidArgument(where + ": expected the header '" + std::string(kHeader) + "', got '" + text + "'");
+      header_seen = true;
+      continue;
+    }
+    std::vector<std::string> cells;
+    std::stringstream row(text);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(trim(cell));
+    if (cells.size() != 4 || cells[0].empty())
+      throw InvalidArgument(where + ": expected 4 cells (" + std::string(kHeader) + "), got '" + text + "'");
+    w.layers.push_back({cells[0], cells[1], static_cast<std::size_t>(parse_count(cells[2], where, "params")),
+                        parse_count(cells[3], where, "forward_macs")});
+  }
+  if (!header_seen) throw InvalidArgument(source + ": no header line '" + std::string(kHeader) + "'");
+  if (w.layers.empty()) throw InvalidArgument(source + ": no layers");
+  const auto take = [&](const char* key) -> std::string {
+    const auto it = params.find(key);
+    if (it == params.end()) throw InvalidArgument(source + ": missing parameter '# " + std::string(key) + " = ...'");
+    return it->second;
+  };
+  w.model = take("model");
+  w.reference_batch = static_cast<std::size_t>(parse_count(take("reference_batch"), source, "reference_batch"));
+  if (w.reference_batch == 0) throw InvalidArgument(source + ": reference_batch must be positive");
+  w.reference_iteration_s = parse_positive(take("reference_iteration_ms"), source, "reference_iteration_ms") * 1e-3;
+  w.backward_to_forward = parse_positive(take("backward_to_forward"), source, "backward_to_forward");
+  std::uint64_t macs = 0;
+  for (const Layer& l : w.layers) macs += l.forward_macs;
+  if (macs == 0) throw InvalidArgument(source + ": the layers have no forward multiply-adds");
+  // The totals are optional cross-checks: a hand-edited row that breaks them is caught here.
+  if (params.count("total_params") &&
+      parse_count(params["total_params"], source, "total_params") != w.total_params())
+    throw InvalidArgument(source + ": the layers hold " + std::to_string(w.total_params()) +
+                          " parameters, total_params says " + params["total_params"]);
+  if (params.count("total_forward_macs") &&
+      parse_count(params["total_forward_macs"], source, "total_forward_macs") != macs)
+    throw InvalidArgument(source + ": the layers hold " + std::to_string(macs) +
+                          " multiply-adds, total_forward_macs says " + params["total_forward_macs"]);
+  return w;
+}
+
+Workload load_workload(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw InvalidArgument("cannot open workload file '" + path + "'");
+  return parse_workload(in, path);
+}
+
+std::vector<std::string> known_workloads() { return {"resnet50", "resnet101"}; }
+
+std::string workload_path(std::string_view name, const std::string& workloads_dir) {
+  std::string list;
+  for (const std::string& k : known_workloads()) {
+    if (k == name) return workloads_dir + "/" + k + ".csv";
+    list += (list.empty() ? "" : ", ") + k;
+  }
+  throw InvalidArgument("unknown workload '" + std::string(name) + "' (known: " + list + ")");
+}
+
+double IterationPlan::compute_s() const {
+  return std::accumulate(forward_s.begin(), forward_s.end(), 0.0) +
+         std::accumulate(backward_s.begin(), backward_s.end(), 0.0);
+}
+
+IterationPlan plan_iteration(const Workload& w, std::size_t batch, const BucketOptions& opts) {
+  if (batch == 0) throw InvalidArgument("the batch must be at least 1 image per GPU");
+  if (opts.first_bucket_bytes == 0 || opts.bucket_bytes == 0)
+    throw InvalidArgument("bucket sizes must be positive (got first " + std::to_string(opts.first_bucket_bytes) +
+                          " B, then " + std::to_string(opts.bucket_bytes) + " B)");
+  DDL_CHECK(opts.bytes_per_param > 0, "bytes_per_param must be positive");
+  IterationPlan plan;
+  plan.batch = batch;
+  plan.params = w.total_params();
+  std::uint64_t macs = 0;
+  for (const Layer& l : w.layers) macs += l.forward_macs;
+  const double compute = w.reference_iteration_s * static_cast<double>(batch) / static_cast<double>(w.reference_batch);
+  const double forward = compute / (1 + w.backward_to_forward);
+  const double backward = compute - forward;
+  for (const Layer& l : w.layers) plan.forward_s.push_back(forward * static_cast<double>(l.forward_macs) / static_cast<double>(macs));
+
+  std::size_t filled = 0;  // bytes in the open bucket
+  for (std::size_t i = 0; i < w.layers.size(); ++i) {
+    const Layer& l = w.layers[w.layers.size() - 1 - i];
+    plan.backward_s.push_back(backward * static_cast<double>(l.forward_macs) / static_cast<double>(macs));
+    filled += l.params * opts.bytes_per_param;
+    const std::size_t cap = plan.buckets.empty() ? opts.first_bucket_bytes : opts.bucket_bytes;
+    const bool last = i + 1 == w.layers.size();
+    if ((filled >= cap || last) && filled > 0) {
+      plan.buckets.push_back({plan.gradient_bytes, filled, i});
+      plan.gradient_bytes += filled;
+      filled = 0;
+    }
+  }
+  return plan;
+}
+
+}  // namespace ddl::harness

@@ -1,0 +1,85 @@
+// Training workloads: a model's layers (parameters, forward multiply-adds) read from a workload
+// file (format: workloads/README.md), and the plan of one data-parallel training iteration
+// derived from it: per-layer compute times and the gradient buckets of PyTorch DDP.
+//
+// Time model. The file gives the forward + backward time of one minibatch of
+// `reference_batch` images on one GPU and the backward-to-forward ratio r (about 2). At a batch
+// of B images the iteration's compute is reference_iteration_s * B / reference_batch (linear in
+// the batch: the assumption is that the GPU is already saturated at the reference batch); a
+// fraction 1 / (1 + r) of it is forward, r / (1 + r) backward, and each pass is split over the
+// layers in proportion to their forward multiply-adds.
+//
+// Buckets (PyTorch DDP): layers are visited in reverse order (the order their gradients become
+// ready in the backward pass) and appended to the current bucket, which closes as soon as it
+// holds at least its capacity: `first_bucket_bytes` for the first bucket, `bucket_bytes` for
+// the others. A layer is never split (DDP does the same per tensor). The gradient buffer is
+// laid out in bucket order, so bucket b is one contiguous slice [offset, offset + bytes) and
+// the buckets tile the buffer.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ddl::harness {
+
+struct Layer {
+  std::string name;
+  std::string kind;  // conv, bn, fc, ... (informative)
+  std::size_t params = 0;
+  std::uint64_t forward_macs = 0;  // multiply-adds per image
+};
+
+struct Workload {
+  std::string model;
+  std::size_t reference_batch = 0;
+  double reference_iteration_s = 0;  // forward + backward on one GPU at reference_batch
+  double backward_to_forward = 0;
+  std::vector<Layer> layers;  // forward order
+
+  std::size_t total_params() const;
+};
+
+// Throws InvalidArgument naming `source` and the line for anything malformed: a missing or
+// repeated parameter, a bad header, a non-numeric or negative cell, no layers, a model whose
+// layers have no multiply-adds, or totals that disagree with total_params / total_forward_macs.
+Workload parse_workload(std::istream& in, const std::string& source);
+Workload load_workload(const std::string& path);
+
+// The workloads shipped in workloads/ (names without ".csv").
+std::vector<std::string> known_workloads();
+// A known name -> <workloads_dir>/<name>.csv; anything else throws InvalidArgument listing the
+// known names.
+std::string workload_path(std::string_view name, const std::string& workloads_dir);
+
+struct BucketOptions {
+  std::size_t first_bucket_bytes = std::size_t{1} << 20;  // DDP: 1 MiB
+  std::size_t bucket_bytes = std::size_t{25} << 20;       // DDP: bucket_cap_mb = 25
+  std::size_t bytes_per_param = 4;                        // fp32 gradients
+};
+
+struct Bucket {
+  std::size_t offset = 0;  // bytes into the gradient buffer
+  std::size_t bytes = 0;
+  // Index into IterationPlan::backward_s of the step whose completion fills this bucket.
+  std::size_t ready_after = 0;
+};
+
+struct IterationPlan {
+  std::size_t batch = 0;
+  std::vector<double> forward_s;   // per layer, forward order
+  std::vector<double> backward_s;  // per layer, backward order (last layer first)
+  std::vector<Bucket> buckets;     // in the order they fill (and are allreduced)
+  std::size_t gradient_bytes = 0;  // the whole buffer: sum of bucket bytes
+  std::size_t params = 0;
+
+  double compute_s() const;  // forward + backward, no optimizer
+};
+
+// Throws InvalidArgument for batch 0 or a bucket capacity of 0.
+IterationPlan plan_iteration(const Workload& workload, std::size_t batch, const BucketOptions& buckets);
+
+}  // namespace ddl::harness

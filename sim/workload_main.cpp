@@ -1,0 +1,198 @@
+#include "sim/workload_main.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+
+#include "algorithms/error.hpp"
+#include "harness/sizes.hpp"
+#include "harness/workload.hpp"
+#include "harness/workload_report.hpp"
+#include "sim/platform.hpp"
+#include "sim/platform_costs.hpp"
+#include "sim/workload_run.hpp"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace ddl::sim {
+
+namespace {
+
+struct WorkloadArgs {
+  std::string workload_file;
+  harness::Workload workload;
+  harness::BucketOptions buckets;
+  std::size_t batch = 0;
+};
+
+std::size_t size_flag(const po::variables_map& vm, const char* flag) {
+  const std::string text = vm[flag].as<std::string>();
+  std::size_t bytes = 0;
+  try {
+    bytes = harness::parse_size(text);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("bad --") + flag + " '" + text + "': " + e.what());
+  }
+  if (bytes == 0) throw InvalidArgument(std::string("--") + flag + " must be at least 1 byte, got '" + text + "'");
+  return bytes;
+}
+
+WorkloadArgs read_workload_args(const po::variables_map& vm, const std::string& workloads_dir) {
+  WorkloadArgs a;
+  const std::string name = vm["workload"].as<std::string>();
+  // A name ending in .csv is a workload file of its own (format: workloads/README.md).
+  a.workload_file = name.size() > 4 && name.ends_with(".csv") ? name : harness::workload_path(name, workloads_dir);
+  a.workload = harness::load_workload(a.workload_file);
+  a.buckets.bucket_bytes = size_flag(vm, "bucket");
+  a.buckets.first_bucket_bytes = size_flag(vm, "first-bucket");
+  a.batch = a.workload.reference_batch;
+  if (vm.count("batch")) {
+    const int batch = vm["batch"].as<int>();
+    if (batch < 1) throw InvalidArgument("--batch must be at least 1 image per GPU, got " + std::to_string(batch));
+    a.batch = static_cast<std::size_t>(batch);
+  }
+  return a;
+}
+
+std::string ms(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  return buf;
+}
+
+std::vector<std::string> header_lines(const WorkloadArgs& a, const harness::IterationPlan& plan,
+                                      const std::string& where) {
+  double forward = 0;
+  for (double s : plan.forward_s) forward += s;
+  return {
+      "ddlsim: workload " + a.workload.model + " (" + a.workload_file + "), " + std::to_string(a.workload.layers.size()) +
+          " layers, " + std::to_string(plan.params) + " parameters, batch " + std::to_string(a.batch) + " per GPU",
+      "compute per iteration: forward " + ms(forward) + ", backward " + ms(plan.compute_s() - forward) + " (" +
+          ms(a.workload.reference_iteration_s) + " at batch " + std::to_string(a.workload.reference_batch) +
+          ", linear in the batch), then the optimizer step (one reduce of the gradients into the weights)",
+      "gradient buckets: " + std::to_string(plan.buckets.size()) + " (first " +
+          harness::format_size(a.buckets.first_bucket_bytes) + ", then " +
+          harness::format_size(a.buckets.bucket_bytes) + "), each allreduce overlaps the rest of the backward pass",
+      where,
+  };
+}
+
+// The platform family of --sweep: <dir>/<stem>_<N>.xml for every N present, in increasing N.
+std::vector<std::string> family_of(const std::string& platform_file) {
+  const fs::path path(platform_file);
+  std::smatch m;
+  const std::string name = path.filename().string();
+  if (!std::regex_match(name, m, std::regex(R"((.+)_([0-9]+)\.xml)")))
+    throw InvalidArgument("--sweep needs a platform named <family>_<N>.xml (e.g. s822lc_64.xml), got '" + name + "'");
+  const std::regex member(std::regex_replace(m[1].str(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+                          "_([0-9]+)\\.xml");
+  std::vector<std::pair<long, std::string>> found;
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+    const std::string f = e.path().filename().string();
+    std::smatch mm;
+    if (std::regex_match(f, mm, member)) found.emplace_back(std::stol(mm[1].str()), e.path().string());
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> files;
+  for (const auto& f : found) files.push_back(f.second);
+  return files;
+}
+
+// Runs this program again (one SimGrid Engine per process) and returns its stdout; its stderr
+// goes straight to ours, so a failing size explains itself.
+std::string run_self(const std::vector<std::string>& args) {
+  int out[2];
+  if (pipe(out) != 0) throw BackendError("--sweep: pipe failed");
+  const pid_t pid = fork();
+  if (pid < 0) throw BackendError("--sweep: fork failed");
+  if (pid == 0) {
+    dup2(out[1], STDOUT_FILENO);
+    close(out[0]);
+    close(out[1]);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv("/proc/self/exe", argv.data());
+    _exit(127);
+  }
+  close(out[1]);
+  std::string text;
+  char buf[4096];
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  close(out[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    throw BackendError("--sweep: the run on " + args[2] + " failed (see its message above)");
+  return text;
+}
+
+int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& common, const std::string& platform_file,
+                   const WorkloadArgs& a) {
+  if (common.dims) throw InvalidArgument("--dims does not go with --sweep: each size runs on its own natural grid");
+  const std::vector<std::string> files = family_of(platform_file);
+  std::vector<harness::WorkloadRow> rows;
+  for (const std::string& file : files) {
+    std::vector<std::string> args = {"ddlsim", "--platform", file, "--workload", a.workload_file, "--batch",
+                                     std::to_string(a.batch), "--bucket", vm["bucket"].as<std::string>(),
+                                     "--first-bucket", vm["first-bucket"].as<std::string>(), "--algo",
+                                     vm["algo"].as<std::string>(), "--segment", vm["segment"].as<std::string>(),
+                                     "--rings", std::to_string(common.rings), "-n", std::to_string(common.iters),
+                                     "-w", std::to_string(common.warmup), "--format", "csv"};
+    for (harness::WorkloadRow& r : harness::parse_workload_csv(run_self(args), a.batch)) rows.push_back(std::move(r));
+  }
+  const harness::IterationPlan plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
+  harness::write_workload_report(std::cout, common.format, rows,
+                                 header_lines(a, plan, "platform family of " + platform_file + ": " +
+                                                           std::to_string(files.size()) +
+                                                           " sizes, one simulation process each"));
+  return 0;
+}
+
+}  // namespace
+
+void add_workload_options(po::options_description& desc) {
+  desc.add_options()("workload", po::value<std::string>(),
+                     "simulate training iterations: resnet50, resnet101, or a workload .csv file")(
+      "batch", po::value<int>(), "--workload: images per GPU (default: the workload's reference batch, 32)")(
+      "bucket", po::value<std::string>()->default_value("25M"), "--workload: gradient bucket capacity")(
+      "first-bucket", po::value<std::string>()->default_value("1M"), "--workload: capacity of the first bucket")(
+      "sweep", po::bool_switch(), "--workload: every <family>_<N>.xml beside --platform, one row per GPU count");
+}
+
+bool workload_requested(const po::variables_map& vm) { return vm.count("workload") > 0; }
+
+int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions& common,
+                      const std::string& platform_file, const std::string& workloads_dir, const char* program) {
+  if (common.check) throw InvalidArgument("--check does not go with --workload: workload runs are timing-only");
+  const WorkloadArgs a = read_workload_args(vm, workloads_dir);
+  if (vm["sweep"].as<bool>()) return run_sweep_mode(vm, common, platform_file, a);
+
+  simgrid::s4u::Engine& engine = start_engine(program);
+  const Platform platform = load_platform(engine, platform_file);
+  const Dims dims = choose_dims(platform, common.dims);
+  WorkloadRunConfig config;
+  config.plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
+  config.algos = common.algos;
+  config.options = harness::algorithm_options(common, dims);
+  config.options.cost = platform_costs(platform, dims);
+  config.iters = common.iters;
+  config.warmup = common.warmup;
+  std::vector<harness::WorkloadRow> rows;
+  for (const WorkloadResult& r : run_workload(platform, config))
+    rows.push_back({platform.ranks(), r.algo, dims.to_string(), a.batch, r.iteration_s, r.compute_s});
+  harness::write_workload_report(std::cout, common.format, rows,
+                                 header_lines(a, config.plan,
+                                              "platform " + platform.file + ", " + std::to_string(platform.ranks()) +
+                                                  " GPUs, dims " + dims.to_string()));
+  return 0;
+}
+
+}  // namespace ddl::sim
