@@ -225,7 +225,7 @@ TEST_CASE("chain_reduce and binomial_reduce: every input reaches the root exactl
   CHECK_THROWS_AS(check_root(3, 3), InvalidArgument);
 }
 
-TEST_CASE("hier_allreduce: every rank ends with every input once; non-leaders stay in node",
+TEST_CASE("hier_allreduce: every rank ends with every input once, non-leaders stay in node",
           "[schedule][hier]") {
   for (const char* text : {"1", "8", "4x2", "2x4", "1x8", "8x1", "4x1x2", "2x2x2", "3x5", "5x3",
                            "1x4", "2x3x2", "1x1x3"}) {

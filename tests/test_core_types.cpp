@@ -51,7 +51,7 @@ TEST_CASE("factorizations list every ordered split", "[dims]") {
   for (const Dims& d : factorizations(12, 3)) CHECK(d.rank_count() == 12);
 }
 
-TEST_CASE("dtype and op names round-trip; unknown names are errors", "[types]") {
+TEST_CASE("dtype and op names round-trip, unknown names are errors", "[types]") {
   for (DType t : all_dtypes()) CHECK(parse_dtype(to_string(t)) == t);
   for (ReduceOp op : all_reduce_ops()) CHECK(parse_reduce_op(to_string(op)) == op);
   CHECK(parse_dtype("fp16") == DType::float16);

@@ -55,7 +55,7 @@ TEST_CASE("every algorithm is exact on counts 0, 1, p+1 and odd, every dtype and
           }
 }
 
-TEST_CASE("every algorithm is exact on 16 MB; ring and ddl in every dtype", "[mpi]") {
+TEST_CASE("every algorithm is exact on 16 MB, ring and ddl in every dtype", "[mpi]") {
   MpiCommunicator comm(MPI_COMM_WORLD, 60);
   const int p = comm.size();
   for (const Algorithm& a : algorithms()) {
