@@ -12,7 +12,7 @@ namespace {
 
 std::vector<std::size_t> counts_for(int p) {
   const std::size_t q = static_cast<std::size_t>(p);
-  return {0, 1, q - 1, q, q + 1, 1000003, std::size_t{1} << 20};
+  return {0, 1, q - 1, q, q + 1, test::large_count(1000003), test::large_count(std::size_t{1} << 20)};
 }
 
 void require_exact(const Algorithm& algo, int p, std::size_t count, DType t, ReduceOp op,

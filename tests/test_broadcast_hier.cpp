@@ -261,7 +261,7 @@ TEST_CASE("broadcast_chain and broadcast_binomial: every root, dtypes, segments,
     for (int p = 1; p <= 9; ++p)
       for (opts.root = 0; opts.root < p; ++opts.root)
         for (std::size_t count :
-             {std::size_t{0}, std::size_t{1}, p + std::size_t{1}, std::size_t{1000003}})
+             {std::size_t{0}, std::size_t{1}, p + std::size_t{1}, test::large_count(1000003)})
           // Tiny segments on the big count would make 333k chunks: one segmented big case below.
           for (opts.segment_bytes = 0; opts.segment_bytes <= (count > 1000 ? 0 : 12);
                opts.segment_bytes += 12)
@@ -305,7 +305,7 @@ TEST_CASE("hier: large buffers, default dims, dims that miss the world, loopback
       Options opts;
       opts.segment_bytes = segment;
       if (*text) opts.dims = Dims::parse(text);
-      check_exact("hier", *text ? opts.dims.rank_count() : 6, 1000003, DType::float32,
+      check_exact("hier", *text ? opts.dims.rank_count() : 6, test::large_count(1000003), DType::float32,
                   ReduceOp::avg, opts);
     }
   Options opts;
