@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# How fast and how lean the simulator is: wall time and peak memory (max RSS) of ddlsim for ONE
+# 100 MB allreduce, ring and ddl, at 256, 1024 and 4096 GPUs (S822LC clusters of 64, 256 and
+# 1024 nodes), timing-only mode. Not a test: it asserts nothing; it reports against the targets
+# 256 GPUs <= 1 s, 1024 <= 5 s, 4096 <= 60 s and <= 2 GB at 4096.
+#
+#   experiments/bench_sim.sh                     # uses build/bin/ddlsim (run make first)
+#   BUILD=build-rel experiments/bench_sim.sh     # another build directory
+#
+# Environment: BUILD (default build), REPS (runs per case, default 3; the machine is shared and
+# noisy, so the median wall time is reported), OUT (results folder), CASE_TIMEOUT (seconds per run, default 900: a run
+# past it is recorded as "timeout", not waited for), GPUS (subset of "256 1024 4096"; empty with
+# PROFILE=1: profiles only).
+# The 4096-GPU ring simulates 33.5 million messages, so it runs once, not REPS times.
+# PROFILE=1 also profiles: callgrind on the reduced cases (256-GPU ring, 1024-GPU ddl), perf on
+# the full-size ones (1024-GPU ring, 4096-GPU ddl and ring; each stopped after PROFILE_LIMIT s,
+# default 240), and what-if runs without the FATPIPE links.
+#
+# Writes experiments/results/bench_sim.csv, bench_sim.md (date, machine, load, the exact
+# commands, the table, targets; bench_sim_analysis.md is appended as its analysis) and, with
+# PROFILE=1, bench_sim_profile.md (self costs grouped: solver, scheduling, matching, ddl code).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+REPS=${REPS:-3}
+CASE_TIMEOUT=${CASE_TIMEOUT:-900}
+GPUS=${GPUS-256 1024 4096}
+PROFILE=${PROFILE:-0}
+OUT=${OUT:-experiments/results}
+DDLSIM=$BUILD/bin/ddlsim
+
+[ -x "$DDLSIM" ] || { echo "bench_sim.sh: $DDLSIM is missing: run make first (or set BUILD=dir)" >&2; exit 1; }
+[ -x /usr/bin/time ] || {
+  echo "bench_sim.sh: /usr/bin/time is missing: install the Debian package 'time' (apt-get install time)" >&2
+  exit 1
+}
+command -v timeout > /dev/null || { echo "bench_sim.sh: 'timeout' (coreutils) is missing" >&2; exit 1; }
+if [ "$PROFILE" = 1 ]; then
+  command -v valgrind > /dev/null || { echo "bench_sim.sh: PROFILE=1 needs valgrind (Debian package valgrind)" >&2; exit 1; }
+fi
+case $REPS in '' | *[!0-9]* | 0) echo "bench_sim.sh: REPS must be a positive integer, got '$REPS'" >&2; exit 1 ;; esac
+case $CASE_TIMEOUT in '' | *[!0-9]* | 0)
+  echo "bench_sim.sh: CASE_TIMEOUT must be a positive number of seconds, got '$CASE_TIMEOUT'" >&2; exit 1 ;; esac
+
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+trap 'exit 143' INT TERM
+mkdir -p "$OUT"
+RUNS=$WORK/runs.tsv  # gpus algo platform_label rep wall_s max_rss_kb sim_time_us dims load1 status cpu_s
+COMMANDS=$WORK/commands.txt
+: > "$RUNS"
+: > "$COMMANDS"
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+
+platform_for() {  # gpus -> platform file (4096 GPUs: generated now into $WORK, never checked in)
+  case $1 in
+    256) echo platforms/s822lc_64.xml ;;
+    1024) echo platforms/s822lc_256.xml ;;
+    4096)
+      local f=$WORK/s822lc_1024.xml
+      if [ ! -f "$f" ]; then
+        local cmd=(python3 platforms/generate.py --platform s822lc --nodes 1024 -o "$f")
+        echo "${cmd[*]}" | sed "s|$WORK|\$TMP|g" >> "$COMMANDS"
+        "${cmd[@]}" > /dev/null
+      fi
+      echo "$f" ;;
+    *) echo "bench_sim.sh: no platform for $1 GPUs (GPUS takes 256, 1024, 4096)" >&2; exit 1 ;;
+  esac
+}
+
+# One timed run: /usr/bin/time wraps timeout wraps ddlsim, so a run killed at CASE_TIMEOUT still
+# gets its wall time and RSS (Linux folds the reaped child's peak RSS into timeout's).
+run_once() {  # gpus algo platform rep
+  local gpus=$1 algo=$2 platform=$3 rep=$4 tv=$WORK/time.txt log=$WORK/ddlsim.csv status=ok
+  local cmd=("$DDLSIM" --platform "$platform" --algo "$algo" -b 100M -e 100M --format csv)
+  [ "$rep" = 1 ] && echo "/usr/bin/time -v timeout -k 10 $CASE_TIMEOUT ${cmd[*]}" | sed "s|$WORK|\$TMP|g" >> "$COMMANDS"
+  local load1
+  load1=$(cut -d' ' -f1 /proc/loadavg)
+  set +e
+  /usr/bin/time -v -o "$tv" timeout -k 10 "$CASE_TIMEOUT" "${cmd[@]}" > "$log" 2> "$WORK/ddlsim.err"
+  local rc=$?
+  set -e
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    status=timeout
+  elif [ "$rc" != 0 ]; then
+    echo "bench_sim.sh: ddlsim failed (exit $rc) for $gpus GPUs, $algo:" >&2
+    cat "$WORK/ddlsim.err" >&2
+    exit 1
+  fi
+  local wall rss sim dims cpu
+  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tv" |
+    awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
+  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
+  cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$tv")
+  sim=$(awk -F, -v a="$algo" '$5 == a { print $7 }' "$log")
+  dims=$(awk -F, -v a="$algo" '$5 == a { print $6 }' "$log")
+  # A killed run printed nothing: its dims are the platform's natural grid (ddlsim's default).
+  [ -n "$dims" ] || dims=$(sed -n 's/.*<prop id="ddl_dims" value="\([0-9x]*\)".*/\1/p' "$platform" | head -1)
+  local label=$platform
+  [ "$gpus" = 4096 ] && label="generated s822lc --nodes 1024"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$gpus" "$algo" "$label" "$rep" "$wall" "$rss" \
+    "${sim:--}" "${dims:--}" "$load1" "$status" "$cpu" >> "$RUNS"
+  echo "  $gpus GPUs $algo run $rep: ${wall} s wall, $cpu s CPU, $((rss / 1024)) MB, load $load1, $status" >&2
+}
+
+for gpus in $GPUS; do
+  platform=$(platform_for "$gpus")
+  for algo in ddl ring; do
+    reps=$REPS
+    [ "$gpus" = 4096 ] && [ "$algo" = ring ] && reps=1
+    for rep in $(seq 1 "$reps"); do
+      run_once "$gpus" "$algo" "$platform" "$rep"
+      # A timed-out case would time out again: no point spending another CASE_TIMEOUT on it.
+      [ "$(tail -1 "$RUNS" | cut -f10)" = timeout ] && break
+    done
+  done
+done
+
+# Where the time goes. callgrind counts instructions exactly but runs ~50x slower, so it gets the
+# reduced cases; perf samples the full-size ones at native speed. Self costs are then grouped
+# (SimGrid solver, scheduling, comm matching, ddl's own code, ...), so the groups add up to 100%.
+# The "nofat" runs repeat cases on a copy of the platform whose routes omit the FATPIPE leaf
+# crossbar and spine links (which carry only 0.1 us of latency and no sharing), to measure what
+# those links cost the solver: they put every inter-node flow into one connected LMM system.
+if [ "$PROFILE" = 1 ]; then
+  PROF=$WORK/profiles
+  mkdir -p "$PROF"
+  PCOMMANDS=$WORK/profile_commands.txt
+  : > "$PCOMMANDS"
+  record() { echo "$*" | sed "s|$WORK|\$TMP|g" >> "$PCOMMANDS"; }
+  for c in "256 ring" "1024 ddl"; do
+    set -- $c
+    platform=$(platform_for "$1")
+    cmd=(valgrind --tool=callgrind --callgrind-out-file="$PROF/callgrind_$1_$2.out" "$DDLSIM"
+      --platform "$platform" --algo "$2" -b 100M -e 100M --format csv)
+    record "${cmd[*]}"
+    echo "  callgrind: $1 GPUs $2" >&2
+    "${cmd[@]}" > /dev/null 2> "$WORK/profile.err"
+  done
+  if command -v perf > /dev/null && perf record -o "$WORK/probe.perf" -- true > /dev/null 2>&1; then
+    # A ring repeats one step 2(p-1) times, so its first PROFILE_LIMIT seconds are representative.
+    for c in "1024 ring" "4096 ddl" "4096 ring"; do
+      set -- $c
+      platform=$(platform_for "$1")
+      cmd=(perf record -F 499 -o "$PROF/perf_$1_$2.perf" -- timeout "${PROFILE_LIMIT:-240}" "$DDLSIM"
+        --platform "$platform" --algo "$2" -b 100M -e 100M --format csv)
+      record "${cmd[*]}"
+      echo "  perf: $1 GPUs $2" >&2
+      "${cmd[@]}" > /dev/null 2> "$WORK/profile.err" || [ $? = 124 ]
+    done
+  else
+    echo "bench_sim.sh: perf is missing or not allowed here: full-size cases not profiled" >&2
+  fi
+  for c in "1024 ddl" "1024 ring" "4096 ddl"; do
+    set -- $c
+    platform=$(platform_for "$1")
+    nofat=$WORK/nofat_$1.xml
+    sed -E 's#<link_ctn id="(leaf[0-9]+|spine)"/>##g' "$platform" > "$nofat"
+    record "sed -E 's#<link_ctn id=\"(leaf[0-9]+|spine)\"/>##g' $platform > $nofat"
+    for p in "$platform" "$nofat"; do
+      cmd=("$DDLSIM" --platform "$p" --algo "$2" -b 100M -e 100M --format csv)
+      record "/usr/bin/time -v ${cmd[*]}"
+      echo "  what-if: $1 GPUs $2 on $p" >&2
+      /usr/bin/time -v -o "$WORK/time.txt" "${cmd[@]}" > "$WORK/ddlsim.csv"
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$(basename "$p")" \
+        "$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$WORK/time.txt")" \
+        "$(sed -n 's/.*User time (seconds): //p' "$WORK/time.txt")" \
+        "$(awk -F, -v a="$2" '$5 == a { print $7 }' "$WORK/ddlsim.csv")" >> "$PROF/whatif.tsv"
+    done
+  done
+  python3 - "$PROF" "$PCOMMANDS" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    > "$OUT/bench_sim_profile.md" <<'PY'
+import glob, os, re, subprocess, sys
+prof, commands, date, load = sys.argv[1:]
+GROUPS = [  # first match wins; self costs, so the groups of one profile add up to 100%
+    ("SimGrid LMM solver (lmm::, MaxMin::do_solve)", r"kernel::lmm::"),
+    ("SimGrid network model: actions, latency, routes", r"kernel::resource::|kernel::routing::|NetworkCm02|LinkImpl"),
+    ("SimGrid context switching, actor scheduling, simcalls", r"kernel::context::|swapcontext|ActorImpl|run_all_actors|simcall|smx_ctx|this_actor::|Barrier|EngineImpl"),
+    ("SimGrid comm/mailbox matching and activities", r"kernel::activity::|s4u::Mailbox|s4u::Comm|s4u::Activity|s4u::Host::is_on|intrusive_ptr"),
+    ("ddl sim communicator (ddl::sim::)", r"ddl::sim::"),
+    ("ddl algorithms (execute, schedules)", r"ddl::"),
+    ("malloc/free/new/delete", r"malloc|free|operator new|operator delete|_int_"),
+    ("C++ dynamic_cast (SimGrid kernel)", r"dynamic_cast|do_dyncast|type_info"),
+    ("platform loading (XML parser, dynamic linker)", r"surf_parse|sg_platf|_dl_|do_lookup|dl-"),
+    ("other SimGrid (unnamed or small)", r"libsimgrid"),
+]
+def group(sym):
+    return next((g for g, pat in GROUPS if re.search(pat, sym)), "other (libc, libstdc++, kernel)")
+def report(title, entries, unit, extra=()):
+    total = sum(c for c, _ in entries)
+    sums = {}
+    for c, sym in entries: sums[group(sym)] = sums.get(group(sym), 0) + c
+    print(f"## {title}\n\n{extra[0] if extra else ''}\n\n| group (self cost) | share |\n|---|---:|")
+    for g, c in sorted(sums.items(), key=lambda x: -x[1]): print(f"| {g} | {100 * c / total:.1f}% |")
+    print(f"\nTop functions by self cost ({unit}):\n\n```")
+    for c, sym in sorted(entries, reverse=True)[:12]: print(f"{100 * c / total:6.2f}%  {sym[:150]}")
+    print("```\n")
+print(f"# Simulator profiles: where ddlsim's time goes\n\n{date} (UTC), load average at the end {load}. Commands"
+      " (`$TMP/s822lc_1024.xml` from `python3 platforms/generate.py --platform s822lc --nodes 1024 -o ...`;"
+      " perf runs stop after PROFILE_LIMIT, default 240 s):\n\n```\n" + open(commands).read() + "```\n")
+for f in sorted(glob.glob(f"{prof}/callgrind_*.out"), key=lambda f: int(re.findall(r"_(\d+)_", f)[0])):
+    case = os.path.basename(f)[10:-4].replace("_", " GPUs ")
+    out = subprocess.run(["callgrind_annotate", "--threshold=100", f], capture_output=True, text=True).stdout
+    entries = [(int(m[1].replace(",", "")), m[2]) for m in re.finditer(r"^\s*([\d,]+) \(\s*[\d.]+%\)\s+(?!PROGRAM)(\S.*)$", out, re.M)]
+    tree = subprocess.run(["callgrind_annotate", "--tree=caller", f], capture_output=True, text=True).stdout
+    calls = lambda callee: sum(int(n.replace(",", "")) for blk in tree.split("\n\n") if re.search(r"\*\s+\S*" + callee, blk)
+                               for n in re.findall(r"^\s*[\d,]+ \(.*?\)\s+<.*\(([\d,]+)x\)", blk, re.M))
+    solves, sends = calls(r"MaxMin::do_solve\(\)"), calls(r"CommImpl::isend\(")
+    note = (f"callgrind, {sum(c for c, _ in entries):,} instructions; {sends:,} messages (CommImpl::isend), "
+            f"{solves:,} LMM solves ({sum(c for c, s in entries if 'do_solve' in s) / max(solves, 1):,.0f} instructions each)")
+    report(f"{case} (callgrind)", entries, "instructions", [note])
+for f in sorted(glob.glob(f"{prof}/perf_*.perf"), key=lambda f: int(re.findall(r"_(\d+)_", f)[0])):
+    case = os.path.basename(f)[5:-5].replace("_", " GPUs ")
+    out = subprocess.run(["perf", "report", "-i", f, "--stdio", "--sort", "dso,symbol"], capture_output=True, text=True).stdout
+    entries = [(float(m[1]), f"{m[3]} [{m[2]}]") for m in re.finditer(r"^\s+([\d.]+)%\s+(\S+)\s+\[.\]\s+(.*?)(?:\s+-\s+-)?\s*$", out, re.M)]
+    report(f"{case} (perf, cpu-clock samples at 499 Hz)", entries, "samples", ["perf: time, so cache misses count too"])
+print("## What the FATPIPE leaf and spine links cost\n\nSame case, platform as generated vs. routes without"
+      " the FATPIPE links (`nofat`); one run each.\n\n| GPUs | algo | platform | wall | user s | simulated us |\n|---:|---|---|---:|---:|---:|")
+for line in open(f"{prof}/whatif.tsv"): print("| " + " | ".join(line.rstrip("\n").split("\t")) + " |")
+PY
+fi
+
+# GPUS='' PROFILE=1 runs the profiles alone and leaves the timing results as they are.
+[ -s "$RUNS" ] || { echo "bench_sim.sh: no timing cases run (GPUS is empty)" >&2; exit 0; }
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+python3 - "$RUNS" "$COMMANDS" "$OUT" "$STARTED" "$LOAD_BEFORE" "$LOAD_AFTER" "$REPS" "$CASE_TIMEOUT" \
+  "$(nproc)" "$(uname -srm)" "$(pkg-config --modversion simgrid 2> /dev/null || echo unknown)" \
+  "$(grep -m1 CMAKE_BUILD_TYPE: "$BUILD/CMakeCache.txt" 2> /dev/null | cut -d= -f2)" <<'PY'
+import csv, os, statistics, sys
+runs_file, commands_file, out, started, load_before, load_after, reps, timeout, ncpu, kernel, simgrid, btype = sys.argv[1:]
+TARGET_S = {256: 1.0, 1024: 5.0, 4096: 60.0}
+TARGET_RSS_MB = {4096: 2048}
+cases = {}
+for row in csv.reader(open(runs_file), delimiter="\t"):
+    gpus, algo, platform, rep, wall, rss, sim, dims, load1, status, cpu = row
+    c = cases.setdefault((int(gpus), algo), dict(platform=platform, walls=[], rss=[], sim=sim, dims=dims,
+                                                loads=[], timeout=False, cpus=[]))
+    c["walls"].append(float(wall)); c["rss"].append(int(rss)); c["loads"].append(load1); c["cpus"].append(float(cpu))
+    c["timeout"] |= status == "timeout"
+    if sim != "-": c["sim"], c["dims"] = sim, dims
+
+def messages(gpus, algo, dims):
+    if algo == "ring": return gpus * 2 * (gpus - 1)                    # 2(p-1) sends per rank
+    if algo == "ddl" and dims != "-":                                   # 2 sum(d_i - 1) per rank
+        return gpus * 2 * sum(int(d) - 1 for d in dims.split("x"))
+    return None
+
+rows = []
+for (gpus, algo), c in sorted(cases.items()):
+    med = "timeout" if c["timeout"] else f"{statistics.median(c['walls']):.2f}"
+    runs = ";".join(f"{w:.2f}" for w in c["walls"]) + (f" (killed at {timeout} s)" if c["timeout"] else "")
+    rss_mb = max(c["rss"]) / 1024
+    msgs = messages(gpus, algo, c["dims"])
+    rows.append(dict(gpus=gpus, algo=algo, platform=c["platform"], wall_s_median=med, wall_s_runs=runs,
+                     max_rss_mb=f"{rss_mb:.0f}", cpu_s_median=f"{statistics.median(c['cpus']):.2f}", sim_time_us=c["sim"] if not c["timeout"] else "timeout",
+                     messages_if_known=msgs if msgs is not None else "", loads=",".join(c["loads"]),
+                     dims=c["dims"], timed_out=c["timeout"], med=None if c["timeout"] else float(med), rss=rss_mb))
+
+fields = ["gpus", "algo", "platform", "wall_s_median", "wall_s_runs", "max_rss_mb", "sim_time_us", "messages_if_known",
+          "cpu_s_median"]
+with open(os.path.join(out, "bench_sim.csv"), "w", newline="") as f:
+    w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    w.writeheader(); w.writerows(rows)
+
+def verdict(r):
+    target = TARGET_S.get(r["gpus"])
+    parts = []
+    if target is not None:
+        ok = r["med"] is not None and r["med"] <= target
+        parts.append(f"{'met' if ok else 'MISSED'} (<= {target:g} s)")
+    if r["gpus"] in TARGET_RSS_MB:
+        ok = r["rss"] <= TARGET_RSS_MB[r["gpus"]]
+        parts.append(f"memory {'met' if ok else 'MISSED'} (<= 2 GB)")
+    return ", ".join(parts)
+
+L = ["# Simulator benchmark: one 100 MB allreduce, timing-only mode", "",
+     f"- date: {started} (UTC); ddlsim build type: {btype or 'unknown'}; SimGrid {simgrid}",
+     f"- machine: {kernel}, nproc {ncpu}; load average (1, 5, 15 min) before {load_before}, after {load_after}",
+     f"- {reps} runs per case (median wall time, max RSS over the runs), except the 4096-GPU ring:"
+     f" one run; per-run timeout {timeout} s", "",
+     "## Commands", "", "```"] + open(commands_file).read().splitlines() + ["```", "",
+     "`$TMP` is a temporary directory; the 4096-GPU platform is generated there, not checked in.", "",
+     "## Results", "",
+     "| GPUs | algo | dims | wall s (median) | runs (s) | CPU s (median) | max RSS MB | simulated us | messages | wall us / message | load (1 min) per run | target |",
+     "|---:|---|---|---:|---|---:|---:|---:|---:|---:|---|---|"]
+for r in rows:
+    per = (f"{r['med'] * 1e6 / r['messages_if_known']:.2f}" if r["med"] is not None and r["messages_if_known"] else "")
+    msgs = f"{r['messages_if_known']:,}" if r["messages_if_known"] != "" else ""
+    L.append(f"| {r['gpus']} | {r['algo']} | {r['dims']} | {r['wall_s_median']} | {r['wall_s_runs']} | {r['cpu_s_median']} | {r['max_rss_mb']} |"
+             f" {r['sim_time_us']} | {msgs} | {per} | {r['loads']} | {verdict(r)} |")
+L += ["", "Messages are point-to-point sends: ring 2(p-1) per rank, ddl 2 sum(d_i - 1) per rank. Wall time"
+      " includes loading the platform and process start-up. CPU s is user + system time: on this shared"
+      " machine it is steadier than wall time (a timed-out run's CPU time is up to the kill).", ""]
+analysis = "experiments/results/bench_sim_analysis.md"  # hand-written, kept beside the results
+if os.path.exists(analysis):
+    L += open(analysis).read().splitlines()
+with open(os.path.join(out, "bench_sim.md"), "w") as f:
+    f.write("\n".join(L) + "\n")
+PY
+echo "bench_sim.sh: wrote $OUT/bench_sim.csv and $OUT/bench_sim.md" >&2
