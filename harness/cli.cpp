@@ -33,7 +33,10 @@ void add_common_options(po::options_description& desc, const CommonDefaults& d) 
       ("segment", po::value<std::string>()->default_value(format_size(algo_defaults.segment_bytes)),
        "pipelining segment size (0: whole transfers)")
       ("rings", po::value<int>()->default_value(algo_defaults.rings),
-       "ddl: concurrent rotated-order rings (slices)");
+       "ddl: concurrent rotated-order rings (slices)")
+      ("methods", po::value<std::string>(),
+       "ddl: exchange per dimension, one per dimension of the grid: ring or hd (halving-doubling, "
+       "power-of-two extents), e.g. ring,hd (default: ring everywhere)");
 }
 
 CommonOptions read_common_options(const po::variables_map& vm) {
@@ -54,6 +57,7 @@ CommonOptions read_common_options(const po::variables_map& vm) {
   o.segment_bytes = parse_size(vm["segment"].as<std::string>());
   o.rings = vm["rings"].as<int>();
   if (o.rings < 1) throw InvalidArgument("--rings must be at least 1, got " + std::to_string(o.rings));
+  if (vm.count("methods")) o.methods = parse_methods(vm["methods"].as<std::string>());
   return o;
 }
 
@@ -77,8 +81,31 @@ std::vector<std::string> resolve_algorithms(std::string_view spec) {
   return names;
 }
 
+std::vector<IntraMethod> parse_methods(std::string_view spec) {
+  std::vector<IntraMethod> methods;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t comma = spec.find(',', pos);
+    const std::string_view name = spec.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
+    if (name == "ring")
+      methods.push_back(IntraMethod::ring);
+    else if (name == "hd")
+      methods.push_back(IntraMethod::halving_doubling);
+    else
+      throw InvalidArgument("bad --methods '" + std::string(spec) + "': unknown method '" + std::string(name) +
+                            "' (known: ring, hd)");
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return methods;
+}
+
 Options algorithm_options(const CommonOptions& common, const Dims& dims) {
+  if (!common.methods.empty() && common.methods.size() != static_cast<std::size_t>(dims.count()))
+    throw InvalidArgument("--methods gives " + std::to_string(common.methods.size()) + " method(s) but dims '" +
+                          dims.to_string() + "' have " + std::to_string(dims.count()) + " dimension(s)");
   Options opts;
+  opts.methods = common.methods;
   opts.dims = dims;
   opts.segment_bytes = common.segment_bytes;
   opts.rings = common.rings;

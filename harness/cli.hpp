@@ -42,9 +42,10 @@ struct CommonOptions {
   Format format = Format::table;
   std::size_t segment_bytes = 0;
   int rings = 1;
+  std::vector<IntraMethod> methods;  // --methods; empty: ring in every dimension
 };
 
-// -b -e -f -d -o -n -w -c, --algo, --dims, --format, --segment, --rings.
+// -b -e -f -d -o -n -w -c, --algo, --dims, --format, --segment, --rings, --methods.
 void add_common_options(boost::program_options::options_description& desc,
                         const CommonDefaults& defaults);
 // Reads and validates what add_common_options declared; throws InvalidArgument naming the flag.
@@ -54,7 +55,12 @@ CommonOptions read_common_options(const boost::program_options::variables_map& v
 // them). Unknown names throw InvalidArgument listing the known ones.
 std::vector<std::string> resolve_algorithms(std::string_view spec);
 
-// The algorithm options a run uses: the shared flags plus the grid it runs on.
+// --methods: "ring,hd" -> one IntraMethod per dimension (ring, hd = halving-doubling). Unknown or
+// empty names throw InvalidArgument quoting the input.
+std::vector<IntraMethod> parse_methods(std::string_view spec);
+
+// The algorithm options a run uses: the shared flags plus the grid it runs on. Throws
+// InvalidArgument when --methods does not give exactly one method per dimension of `dims`.
 Options algorithm_options(const CommonOptions& common, const Dims& dims);
 
 }  // namespace ddl::harness

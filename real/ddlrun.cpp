@@ -12,12 +12,17 @@
 #include "harness/cli.hpp"
 #include "harness/report.hpp"
 #include "harness/sizes.hpp"
+#include "harness/trace.hpp"
+#include "harness/tracing_communicator.hpp"
 #include "real/device_setup.hpp"
 #include "real/mpi_communicator.hpp"
 #include "real/mpi_error.hpp"
 #include "real/node_grid.hpp"
 #include "real/rank_agreement.hpp"
 #include "real/timed_sweep.hpp"
+#include "real/trace_clock.hpp"
+#include "real/trace_gather.hpp"
+#include "real/workload_mode.hpp"
 
 namespace po = boost::program_options;
 using namespace ddl;
@@ -29,6 +34,8 @@ struct RunArguments {
   harness::CommonOptions common;
   RunSetup setup;  // --memory, --transport, --timeout
   bool baseline_mpi = false;
+  std::optional<WorkloadArguments> workload;  // --workload: training iterations
+  std::optional<std::string> trace;           // --trace FILE
 };
 
 void print_help(std::ostream& out, const po::options_description& desc) {
@@ -39,11 +46,15 @@ void print_help(std::ostream& out, const po::options_description& desc) {
       << "\nTimes are the median over -n iterations after -w warm-ups; each iteration is the slowest\n"
          "rank's time after a barrier. --dims defaults to (ranks per node) x (nodes) from MPI's\n"
          "node-local split, just P on one node. Every wait is bounded by --timeout: a lost message\n"
-         "stops the job with an error naming rank, peer, tag and operation.\n\n"
+         "stops the job with an error naming rank, peer, tag and operation.\n"
+         "--trace FILE records every operation of every iteration (warm-ups too) of the size sweep, on\n"
+         "clocks aligned to rank 0's; rank 0 writes the file (not with --workload). ddltrace FILE\n"
+         "--chrome OUT.json exports it for Perfetto.\n\n"
          "Examples:\n"
          "  mpirun -np 4 ddlrun --algo all -b 1K -e 64M -f 4 --check --baseline mpi\n"
          "  mpirun -np 4 ddlrun --algo ring,ddl --dims 2x2 -d half -o max --format csv\n"
-         "  mpirun -np 8 --map-by slot ddlrun --memory cuda --algo ddl -b 1M -e 256M\n";
+         "  mpirun -np 8 --map-by slot ddlrun --memory cuda --algo ddl -b 1M -e 256M\n"
+         "  mpirun -np 2 ddlrun --workload resnet50 --compute-scale 0.01 --algo ring,ddl --format csv\n";
 }
 
 std::string canonical(const RunArguments& a) {
@@ -56,6 +67,10 @@ std::string canonical(const RunArguments& a) {
   s << " dims=" << (c.dims ? c.dims->to_string() : "default") << " segment=" << c.segment_bytes
     << " rings=" << c.rings << " memory=" << a.setup.memory << " transport=" << a.setup.transport
     << " timeout=" << a.setup.timeout_s << " baseline=" << a.baseline_mpi;
+  s << " methods=";
+  for (IntraMethod m : c.methods) s << (m == IntraMethod::ring ? "ring;" : "hd;");
+  if (a.workload) s << canonical(*a.workload);
+  if (a.trace) s << " trace=" << *a.trace;
   return s.str();
 }
 
@@ -75,6 +90,8 @@ RunArguments parse(int argc, char** argv, po::options_description& desc) {
       ("baseline", po::value<std::string>(), "mpi: also time MPI_Allreduce on the same buffers")
       ("timeout", po::value<double>()->default_value(MpiCommunicator::kDefaultTimeout),
        "seconds any single wait may take before the run stops with an error");
+  desc.add_options()("trace", po::value<std::string>(), harness::kTraceFlagHelp);
+  add_workload_options(desc);
   po::variables_map vm;
   try {
     po::store(po::parse_command_line(argc, argv, desc), vm);
@@ -94,6 +111,12 @@ RunArguments parse(int argc, char** argv, po::options_description& desc) {
     const std::string b = vm["baseline"].as<std::string>();
     if (b != "mpi") throw InvalidArgument("unknown --baseline '" + b + "' (known: mpi)");
     a.baseline_mpi = true;
+  }
+  a.workload = read_workload_arguments(vm, DDL_WORKLOADS_DIR);
+  if (vm.count("trace")) {
+    if (a.workload) throw InvalidArgument("--trace records collective sweeps, not --workload runs (see ddlrun --help)");
+    a.trace = vm["trace"].as<std::string>();
+    harness::trace_format_for(*a.trace);  // a bad extension fails alike on every rank
   }
   return a;
 }
@@ -141,11 +164,26 @@ int run(int argc, char** argv) {
     layout = node_layout(MPI_COMM_WORLD);
     dims = args.common.dims ? *args.common.dims : layout.dims;
     dims.require_world(size);
+    harness::algorithm_options(args.common, dims);  // throws when --methods does not fit the grid
   } catch (const InvalidArgument& e) {
     if (rank == 0) std::cerr << "ddlrun: " << e.what() << "\n";
     return 2;
   }
+  if (args.workload) return run_workload_mode(*args.workload, args.common, args.setup, dims, args.baseline_mpi);
+  // --trace: rank 0 opens the file before anything runs, so a bad path stops every rank at once.
+  std::optional<harness::TraceFile> trace_file;
+  if (args.trace)
+    if (const auto why = open_trace_on_root(MPI_COMM_WORLD, *args.trace, trace_file)) {
+      if (rank == 0) std::cerr << "ddlrun: " << *why << "\n";
+      return 2;
+    }
   std::unique_ptr<RealBackend> backend = make_backend(args.setup, MPI_COMM_WORLD, layout.local_rank);
+  ClockAlignment clock;
+  std::optional<harness::TracingCommunicator> traced;
+  if (args.trace) {
+    clock = align_clock(backend->comm(), MPI_COMM_WORLD);
+    traced.emplace(backend->comm(), clock.offset_s);
+  }
 
   TimedSweepConfig cfg;
   cfg.algos = args.common.algos;
@@ -159,8 +197,15 @@ int run(int argc, char** argv) {
   cfg.timeout_s = args.setup.timeout_s;
   cfg.options = harness::algorithm_options(args.common, dims);
   const auto no_baseline = baseline_unavailable(cfg.type, backend->space(), cfg.sizes.back());
+  if (traced)
+    cfg.on_iteration = [&](const std::string& algo, std::size_t bytes, int iteration) {
+      traced->set_context(algo, bytes, iteration);
+    };
 
-  const std::vector<TimedCase> cases = run_timed_sweep(backend->comm(), MPI_COMM_WORLD, backend->space(), cfg);
+  Communicator& comm = traced ? static_cast<Communicator&>(*traced) : backend->comm();
+  const std::vector<TimedCase> cases = run_timed_sweep(comm, MPI_COMM_WORLD, backend->space(), cfg);
+  if (traced)
+    write_gathered_trace(MPI_COMM_WORLD, harness::trace_format_for(*args.trace), traced->take_events(), trace_file);
   if (rank != 0) return 0;
   std::vector<harness::Row> rows;
   for (const TimedCase& c : cases) {
@@ -172,15 +217,18 @@ int run(int argc, char** argv) {
     }
     rows.push_back(std::move(row));
   }
-  harness::write_report(std::cout, args.common.format, rows, {false, args.baseline_mpi},
-                        header_lines(args, layout, dims, size, backend->transport_name(), no_baseline));
+  std::vector<std::string> header = header_lines(args, layout, dims, size, backend->transport_name(), no_baseline);
+  if (args.trace)
+    header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
+                     std::to_string(clock.max_uncertainty_s * 1e6) + " us (half the shortest ping-pong)");
+  harness::write_report(std::cout, args.common.format, rows, {false, args.baseline_mpi}, header);
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE for --workload
   int rc = 0;
   try {
     rc = run(argc, argv);

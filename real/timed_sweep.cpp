@@ -127,7 +127,9 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
       });
     for (const std::string& name : cfg.algos) {
       const Algorithm& algo = find_algorithm(name);
+      int iteration = -cfg.warmup;
       auto refill = [&] {
+        if (cfg.on_iteration) cfg.on_iteration(name, bytes, iteration++);
         if (!cfg.check) return;
         fill_input(host.data(), count, cfg.type, cfg.op, algo.collective, rank, p, cfg.options.root);
         space.upload(view, host.data());

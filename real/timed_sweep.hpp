@@ -9,6 +9,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,10 @@ struct TimedSweepConfig {
   bool baseline_mpi = false;
   double timeout_s = 300;  // bounds the barriers too
   Options options;
+  // Called before each iteration of an algorithm (not of the baseline), ahead of its barrier:
+  // the algorithm, the buffer's bytes, and the iteration (warm-ups -w..-1, then 0..n-1). The
+  // trace uses it to label the events that follow.
+  std::function<void(const std::string& algo, std::size_t bytes, int iteration)> on_iteration;
 };
 
 struct TimedCase {

@@ -6,12 +6,14 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
 #include "harness/cli.hpp"
 #include "harness/report.hpp"
 #include "harness/sizes.hpp"
+#include "harness/trace.hpp"
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
 #include "sim/sweep.hpp"
@@ -41,6 +43,10 @@ void print_help(std::ostream& out, const po::options_description& desc) {
          "  ddlsim --algo ring,ddl --dims 4x4x4x4 -b 100M -e 100M\n"
          "  ddlsim --platform platforms/s822lc_2.xml --algo all --check -d half -o max -e 1M\n"
          "  ddlsim --format csv -b 8 -e 1G -f 4 > sweep.csv\n"
+         "  ddlsim --algo ring -b 1M -e 1M --platform platforms/s822lc_2.xml --trace ring.csv\n"
+         "  ddltrace ring.csv --chrome ring.json      # open in ui.perfetto.dev: one process per rank\n"
+         "\n--trace records every iteration (warm-ups too) of the size sweep, in simulated time; it does\n"
+         "not apply to --workload.\n"
          "\nTraining iterations (--workload): forward, then backward layer by layer with each full gradient\n"
          "bucket's allreduce overlapping the rest of the backward pass (workloads/README.md):\n"
          "  ddlsim --workload resnet50                 # one iteration on platforms/s822lc_64.xml\n"
@@ -89,7 +95,8 @@ int run(int argc, char** argv) {
   harness::CommonDefaults defaults;  // n=1, w=0: deterministic
   po::options_description desc("Options");
   desc.add_options()("help,h", "this help")(
-      "platform", po::value<std::string>()->default_value(kDefaultPlatform), "SimGrid platform file");
+      "platform", po::value<std::string>()->default_value(kDefaultPlatform), "SimGrid platform file")(
+      "trace", po::value<std::string>(), harness::kTraceFlagHelp);
   harness::add_common_options(desc, defaults);
   sim::add_workload_options(desc);
   po::variables_map vm;
@@ -104,10 +111,15 @@ int run(int argc, char** argv) {
     return 0;
   }
   const harness::CommonOptions common = harness::read_common_options(vm);
+  if (vm.count("trace") && sim::workload_requested(vm))
+    throw InvalidArgument("--trace records collective sweeps, not --workload runs (see ddlsim --help)");
+  // Opened now: a bad path stops the tool before the simulation runs.
+  std::optional<harness::TraceFile> trace_file;
+  if (vm.count("trace")) trace_file.emplace(vm["trace"].as<std::string>());
   if (sim::workload_requested(vm))
     return sim::run_workload_mode(vm, common, resolve_platform(vm["platform"].as<std::string>()),
                                   std::string(DDL_SOURCE_DIR) + "/workloads", argv[0]);
-  for (const char* flag : {"batch", "bucket", "first-bucket", "sweep"})
+  for (const char* flag : {"batch", "bucket", "first-bucket", "sweep", "sweep-max-gpus"})
     if (vm.count(flag) && !vm[flag].defaulted())
       throw InvalidArgument(std::string("--") + flag + " needs --workload (see ddlsim --help)");
 
@@ -139,7 +151,8 @@ int run(int argc, char** argv) {
               << std::flush;
     progress_shown = true;
   };
-  const std::vector<sim::CaseResult> results = sim::run_sweep(platform, config, progress);
+  std::vector<harness::TraceEvent> trace;
+  const std::vector<sim::CaseResult> results = sim::run_sweep(platform, config, progress, trace_file ? &trace : nullptr);
   if (progress_shown && tty) std::cerr << "\n";
 
   std::vector<harness::Row> rows;
@@ -153,6 +166,11 @@ int run(int argc, char** argv) {
     }
     row.wrong = r.wrong;
     rows.push_back(std::move(row));
+  }
+  if (trace_file) {
+    harness::write_trace_header(trace_file->stream(), trace_file->format());
+    harness::write_trace_events(trace_file->stream(), trace_file->format(), trace);
+    trace_file->close();
   }
   harness::write_report(std::cout, common.format, rows, {true, false},
                         header_lines(platform, dims, config.options.cost, common));

@@ -1,11 +1,15 @@
 #include "sim/platform.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <simgrid/Exception.hpp>
+#include <simgrid/kernel/resource/NetworkModelIntf.hpp>
 #include <simgrid/s4u.hpp>
+#include <unordered_set>
 
 #include "algorithms/error.hpp"
 
@@ -49,7 +53,58 @@ double parse_bandwidth(const std::string& host, const char* text) {
   return v;
 }
 
+// The root zone's factor property, parsed, or an empty table when absent.
+FactorTable read_factors(simgrid::s4u::Engine& engine, const std::string& file, const char* property,
+                         bool allow_zero) {
+  const char* text = engine.get_netzone_root()->get_property(property);
+  if (text == nullptr) return {};
+  try {
+    return parse_factors(text, allow_zero);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument("platform file '" + file + "': " + property + " property: " + e.what());
+  }
+}
+
 }  // namespace
+
+FactorTable parse_factors(std::string_view text, bool allow_zero) {
+  const std::string quoted = "'" + std::string(text) + "'";
+  FactorTable table;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(';', start), text.size());
+    const std::string_view item = text.substr(start, end - start);
+    const std::size_t colon = item.find(':');
+    if (colon == std::string_view::npos)
+      throw InvalidArgument("factors " + quoted + ": '" + std::string(item) + "' is not BYTES:FACTOR");
+    FactorStep step;
+    const std::string_view bytes = item.substr(0, colon);
+    const auto [bend, bec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), step.from_bytes);
+    if (bytes.empty() || bec != std::errc() || bend != bytes.data() + bytes.size())
+      throw InvalidArgument("factors " + quoted + ": '" + std::string(bytes) + "' is not a byte count");
+    const std::string factor(item.substr(colon + 1));
+    char* fend = nullptr;
+    step.factor = std::strtod(factor.c_str(), &fend);
+    if (factor.empty() || *fend != '\0' || !std::isfinite(step.factor) || step.factor < 0 ||
+        (step.factor == 0 && !allow_zero))
+      throw InvalidArgument("factors " + quoted + ": '" + factor + "' is not a " +
+                            (allow_zero ? "non-negative" : "positive") + " number");
+    if (!table.empty() && step.from_bytes <= table.back().from_bytes)
+      throw InvalidArgument("factors " + quoted + ": byte thresholds must increase");
+    table.push_back(step);
+    start = end + 1;
+  }
+  return table;
+}
+
+double factor_at(const FactorTable& table, double bytes) {
+  double factor = 1;
+  for (const FactorStep& s : table) {
+    if (static_cast<double>(s.from_bytes) > bytes) break;
+    factor = s.factor;
+  }
+  return factor;
+}
 
 Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   namespace fs = std::filesystem;
@@ -97,6 +152,19 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
                             std::to_string(p.natural_dims->rank_count()) + " ranks but it has " +
                             std::to_string(p.ranks()) + " GPU hosts");
   }
+  // A zero latency factor is a fitted "no latency" for that size range; a zero bandwidth
+  // factor would stall the message forever.
+  p.latency_factors = read_factors(engine, file, "ddl_lat_factors", true);
+  p.bandwidth_factors = read_factors(engine, file, "ddl_bw_factors", false);
+  using Links = std::vector<simgrid::s4u::Link*>;
+  using Zones = std::unordered_set<simgrid::s4u::NetZone*>;
+  auto* model = engine.get_netzone_root()->get_network_model();
+  if (!p.latency_factors.empty())
+    model->set_lat_factor_cb([t = p.latency_factors](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+                                                     const Links&, const Zones&) { return factor_at(t, size); });
+  if (!p.bandwidth_factors.empty())
+    model->set_bw_factor_cb([t = p.bandwidth_factors](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+                                                      const Links&, const Zones&) { return factor_at(t, size); });
   return p;
 }
 

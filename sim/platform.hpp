@@ -4,8 +4,10 @@
 // simulation starts; one Engine per process (a SimGrid rule).
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "algorithms/dims.hpp"
@@ -23,18 +25,40 @@ namespace ddl::sim {
 // the model calibration feeds, so it is set here in code, not left to command lines.
 simgrid::s4u::Engine& start_engine(const char* program);
 
+// Piecewise per-message factor, as calibration writes it (root zone properties
+// `ddl_lat_factors` and `ddl_bw_factors`, "BYTES:FACTOR;BYTES:FACTOR;..."): a message of n bytes
+// takes the factor of the largest threshold <= n (1 below the first threshold). SimGrid
+// multiplies a message's route latency by the latency factor and caps its rate at the bandwidth
+// factor times the route's bottleneck bandwidth (links shared by several flows still share
+// their own, unscaled capacity).
+struct FactorStep {
+  std::size_t from_bytes = 0;
+  double factor = 1;
+  bool operator==(const FactorStep&) const = default;
+};
+using FactorTable = std::vector<FactorStep>;
+
+// Throws InvalidArgument quoting `text` unless it is ';'-separated "BYTES:FACTOR" pairs with
+// strictly increasing BYTES and finite factors (> 0 for bandwidth, >= 0 for latency).
+FactorTable parse_factors(std::string_view text, bool allow_zero);
+double factor_at(const FactorTable& table, double bytes);
+
 struct Platform {
   std::string file;
   std::vector<simgrid::s4u::Host*> gpus;  // index = rank
   std::vector<double> memory_bandwidth;   // bytes/s, index = rank
   std::optional<Dims> natural_dims;       // the top zone's ddl_dims, when present
+  FactorTable latency_factors;            // empty: every factor is 1
+  FactorTable bandwidth_factors;
 
   int ranks() const { return static_cast<int>(gpus.size()); }
 };
 
 // Loads `file` into the engine and collects the GPU hosts. Throws InvalidArgument for a missing
 // file, a file SimGrid cannot parse, no GPU hosts, ranks that are not 0..p-1 exactly once, a
-// missing or non-positive memory_bandwidth, or a ddl_dims that does not fit.
+// missing or non-positive memory_bandwidth, a ddl_dims that does not fit, or malformed factors.
+// When the root zone carries ddl_lat_factors / ddl_bw_factors, installs them as the network
+// model's per-message factor callbacks.
 Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file);
 
 // --dims when given (its product must equal the GPU count), else the platform's ddl_dims,

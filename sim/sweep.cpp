@@ -7,6 +7,7 @@
 
 #include "algorithms/check_pattern.hpp"
 #include "algorithms/error.hpp"
+#include "harness/tracing_communicator.hpp"
 #include "sim/sim_communicator.hpp"
 
 namespace ddl::sim {
@@ -27,6 +28,7 @@ struct Shared {
   simgrid::s4u::BarrierPtr barrier;
   std::vector<double> iteration_time;  // [case * iters + iteration], max over ranks
   std::vector<std::size_t> wrong;      // per case, summed over ranks
+  std::vector<std::vector<harness::TraceEvent>>* trace;  // per rank; null: not tracing
   int finished = 0;
   std::exception_ptr error;
 };
@@ -37,7 +39,10 @@ void rank_main(Shared* sh, int rank) {
   try {
     const SweepConfig& cfg = *sh->config;
     const int p = sh->platform->ranks();
-    SimCommunicator comm(sh->world, rank);
+    SimCommunicator sim_comm(sh->world, rank);
+    // Tracing reads only the simulated clock: it costs no simulated time.
+    harness::TracingCommunicator traced(sim_comm);
+    Communicator& comm = sh->trace ? static_cast<Communicator&>(traced) : sim_comm;
     std::size_t max_bytes = 0;
     for (const Case& c : sh->cases) max_bytes = std::max(max_bytes, c.bytes);
     std::vector<std::byte> buffer(cfg.payload ? max_bytes : 0);
@@ -49,6 +54,7 @@ void rank_main(Shared* sh, int rank) {
       for (std::size_t it = 0; it < iterations; ++it) {
         if (cfg.payload)
           fill_input(buffer.data(), count, cfg.type, cfg.op, c.algo->collective, rank, p, cfg.options.root);
+        if (sh->trace) traced.set_context(c.algo->name, c.bytes, static_cast<int>(it) - cfg.warmup);
         sh->barrier->wait();
         const double start = comm.now();
         c.algo->run(comm, view, cfg.type, cfg.op, cfg.options);
@@ -63,6 +69,10 @@ void rank_main(Shared* sh, int rank) {
         sh->wrong[ci] += check_output(buffer.data(), count, cfg.type, cfg.op, c.algo->collective, rank, p,
                                       cfg.options.root)
                              .wrong;
+      if (sh->trace) {
+        std::vector<harness::TraceEvent>& mine = (*sh->trace)[static_cast<std::size_t>(rank)];
+        for (harness::TraceEvent& e : traced.take_events()) mine.push_back(std::move(e));
+      }
       if (rank == 0 && *sh->progress) (*sh->progress)(ci + 1, sh->cases.size(), c.algo->name, c.bytes);
     }
     ++sh->finished;
@@ -77,8 +87,10 @@ void rank_main(Shared* sh, int rank) {
 }  // namespace
 
 std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& config,
-                                  const SweepProgress& progress) {
-  Shared sh{&platform, &config, &progress, SimWorld{&platform, config.payload}, {}, {}, {}, {}, 0, {}};
+                                  const SweepProgress& progress, std::vector<harness::TraceEvent>* trace) {
+  std::vector<std::vector<harness::TraceEvent>> per_rank(trace ? static_cast<std::size_t>(platform.ranks()) : 0);
+  Shared sh{&platform, &config, &progress, SimWorld{&platform, config.payload}, {}, {}, {}, {},
+            trace ? &per_rank : nullptr, 0, {}};
   const std::size_t elem = dtype_size(config.type);
   for (std::size_t size : config.sizes)
     for (const std::string& name : config.algos) sh.cases.push_back({&find_algorithm(name), size / elem * elem});
@@ -97,6 +109,10 @@ std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& c
   if (sh.finished != platform.ranks())
     throw BackendError("simulation deadlocked: " + std::to_string(platform.ranks() - sh.finished) + " of " +
                        std::to_string(platform.ranks()) + " ranks never finished");
+  if (trace)
+    for (std::vector<harness::TraceEvent>& rank_events : per_rank)
+      trace->insert(trace->end(), std::make_move_iterator(rank_events.begin()),
+                    std::make_move_iterator(rank_events.end()));
   std::vector<CaseResult> results;
   for (std::size_t ci = 0; ci < sh.cases.size(); ++ci) {
     CaseResult r;

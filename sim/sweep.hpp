@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "harness/trace.hpp"
 #include "sim/platform.hpp"
 
 namespace ddl::sim {
@@ -40,8 +41,10 @@ using SweepProgress = std::function<void(std::size_t done, std::size_t total, co
 
 // Runs the engine (once per process). Cases are ordered size-major, algorithms inner. The
 // first error of any rank is rethrown here after the others were stopped; ranks that never
-// finish (a deadlocked schedule) give a BackendError.
+// finish (a deadlocked schedule) give a BackendError. With `trace`, every rank's operations
+// in every iteration (warm-ups too) are appended to it, rank by rank, in simulated time.
 std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& config,
-                                  const SweepProgress& progress = {});
+                                  const SweepProgress& progress = {},
+                                  std::vector<harness::TraceEvent>* trace = nullptr);
 
 }  // namespace ddl::sim

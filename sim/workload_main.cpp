@@ -137,8 +137,11 @@ std::string run_self(const std::vector<std::string>& args) {
 int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& common, const std::string& platform_file,
                    const WorkloadArgs& a) {
   if (common.dims) throw InvalidArgument("--dims does not go with --sweep: each size runs on its own natural grid");
+  if (!common.methods.empty())
+    throw InvalidArgument("--methods does not go with --sweep: each size runs on its own natural grid");
   const std::vector<std::string> files = family_of(platform_file);
   std::vector<harness::WorkloadRow> rows;
+  std::size_t sizes_run = 0;
   for (const std::string& file : files) {
     std::vector<std::string> args = {"ddlsim", "--platform", file, "--workload", a.workload_file, "--batch",
                                      std::to_string(a.batch), "--bucket", vm["bucket"].as<std::string>(),
@@ -146,12 +149,20 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
                                      vm["algo"].as<std::string>(), "--segment", vm["segment"].as<std::string>(),
                                      "--rings", std::to_string(common.rings), "-n", std::to_string(common.iters),
                                      "-w", std::to_string(common.warmup), "--format", "csv"};
-    for (harness::WorkloadRow& r : harness::parse_workload_csv(run_self(args), a.batch)) rows.push_back(std::move(r));
+    if (vm.count("sweep-max-gpus")) {
+      args.push_back("--sweep-max-gpus");
+      args.push_back(std::to_string(vm["sweep-max-gpus"].as<int>()));
+    }
+    std::vector<harness::WorkloadRow> found = harness::parse_workload_csv(run_self(args), a.batch);
+    // No rows: this size is over --sweep-max-gpus, and so is every larger one.
+    if (found.empty()) break;
+    ++sizes_run;
+    for (harness::WorkloadRow& r : found) rows.push_back(std::move(r));
   }
   const harness::IterationPlan plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
   harness::write_workload_report(std::cout, common.format, rows,
                                  header_lines(a, plan, "platform family of " + platform_file + ": " +
-                                                           std::to_string(files.size()) +
+                                                           std::to_string(sizes_run) +
                                                            " sizes, one simulation process each"));
   return 0;
 }
@@ -164,7 +175,9 @@ void add_workload_options(po::options_description& desc) {
       "batch", po::value<int>(), "--workload: images per GPU (default: the workload's reference batch, 32)")(
       "bucket", po::value<std::string>()->default_value("25M"), "--workload: gradient bucket capacity")(
       "first-bucket", po::value<std::string>()->default_value("1M"), "--workload: capacity of the first bucket")(
-      "sweep", po::bool_switch(), "--workload: every <family>_<N>.xml beside --platform, one row per GPU count");
+      "sweep", po::bool_switch(), "--workload: every <family>_<N>.xml beside --platform, one row per GPU count")(
+      "sweep-max-gpus", po::value<int>(),
+      "--workload: run no platform with more GPUs than this (--sweep stops at the first such size)");
 }
 
 bool workload_requested(const po::variables_map& vm) { return vm.count("workload") > 0; }
@@ -173,10 +186,20 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
                       const std::string& platform_file, const std::string& workloads_dir, const char* program) {
   if (common.check) throw InvalidArgument("--check does not go with --workload: workload runs are timing-only");
   const WorkloadArgs a = read_workload_args(vm, workloads_dir);
+  const int max_gpus = vm.count("sweep-max-gpus") ? vm["sweep-max-gpus"].as<int>() : 0;
+  if (vm.count("sweep-max-gpus") && max_gpus < 1)
+    throw InvalidArgument("--sweep-max-gpus must be at least 1, got " + std::to_string(max_gpus));
   if (vm["sweep"].as<bool>()) return run_sweep_mode(vm, common, platform_file, a);
 
   simgrid::s4u::Engine& engine = start_engine(program);
   const Platform platform = load_platform(engine, platform_file);
+  if (vm.count("sweep-max-gpus") && platform.ranks() > max_gpus) {
+    // The csv header alone: the sweep reads "no rows" as "past the limit".
+    harness::write_workload_report(std::cout, common.format, {},
+                                   {"platform " + platform.file + " has " + std::to_string(platform.ranks()) +
+                                    " GPUs, more than --sweep-max-gpus " + std::to_string(max_gpus) + ": not run"});
+    return 0;
+  }
   const Dims dims = choose_dims(platform, common.dims);
   WorkloadRunConfig config;
   config.plan = harness::plan_iteration(a.workload, a.batch, a.buckets);

@@ -6,8 +6,10 @@
 // increasing N. SimGrid allows one Engine per process, so each size runs in a child process:
 // ddlsim re-executes itself (/proc/self/exe) with that platform, the same workload flags and
 // --format csv, and the rows of each child's csv are gathered and printed in the requested
-// format. A child's error message reaches stderr directly and stops the sweep. --dims is
-// refused with --sweep (each size runs on its own natural grid).
+// format. A child's error message reaches stderr directly and stops the sweep. --dims and
+// --methods are refused with --sweep (each size runs on its own natural grid).
+// --sweep-max-gpus N: a platform with more than N GPUs runs nothing (its csv has the header
+// only), and the sweep stops at the first such size (the family grows with N).
 #pragma once
 
 #include <boost/program_options.hpp>
@@ -17,7 +19,7 @@
 
 namespace ddl::sim {
 
-// --workload, --batch, --bucket, --first-bucket, --sweep.
+// --workload, --batch, --bucket, --first-bucket, --sweep, --sweep-max-gpus.
 void add_workload_options(boost::program_options::options_description& desc);
 bool workload_requested(const boost::program_options::variables_map& vm);
 

@@ -74,3 +74,17 @@ TEST_CASE("bad common flags are rejected naming the problem", "[harness]") {
   CHECK_THROWS_WITH(parse({"--dims", "4x"}), Catch::Contains("'4x'"));
   CHECK_THROWS_WITH(parse({"--rings", "0"}), Catch::Contains("--rings"));
 }
+
+TEST_CASE("methods name one exchange per dimension of the grid", "[harness]") {
+  const CommonOptions o = parse({"--methods", "ring,hd"});
+  CHECK(o.methods == std::vector<ddl::IntraMethod>{ddl::IntraMethod::ring, ddl::IntraMethod::halving_doubling});
+  const ddl::Options opts = algorithm_options(o, ddl::Dims::parse("8x4"));
+  CHECK(opts.methods == o.methods);
+  CHECK(parse({}).methods.empty());
+  CHECK(algorithm_options(parse({}), ddl::Dims::parse("8x4")).methods.empty());
+
+  CHECK_THROWS_WITH(parse({"--methods", "ring,tree"}), Catch::Contains("unknown method 'tree'"));
+  CHECK_THROWS_WITH(parse({"--methods", "ring,"}), Catch::Contains("unknown method ''"));
+  CHECK_THROWS_WITH(algorithm_options(o, ddl::Dims::parse("4x2x2")),
+                    Catch::Contains("--methods gives 2 method(s) but dims '4x2x2' have 3 dimension(s)"));
+}

@@ -96,3 +96,21 @@ TEST_CASE("each bad input is one clear message and a non-zero exit", "[sim][cli]
   check_rejected("--platform " + fixture("star_8.xml") + " --format xml", "'xml'");
   check_rejected("--platform " + fixture("star_8.xml") + " --no-such-flag", "no-such-flag");
 }
+
+TEST_CASE("ddl's exchange per dimension comes from --methods", "[sim][cli]") {
+  const auto time_with = [](const std::string& methods) {
+    const ChildResult r = run_child(ddlsim() + " --platform " + platform("star_16.xml") +
+                                    " --algo ddl --dims 4x4 -b 1M -e 1M --format csv --methods " + methods);
+    INFO(methods << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto rows = parse_csv(r.out);
+    REQUIRE(rows.size() == 1);
+    return rows[0].at("time_us");
+  };
+  // Halving-doubling in the second dimension takes 2 steps each way where a ring of 4 takes 3.
+  CHECK(time_with("ring,ring") != time_with("ring,hd"));
+  CHECK(time_with("hd,hd") != time_with("ring,hd"));
+  check_rejected("--platform " + platform("star_16.xml") + " --algo ddl --dims 4x4 --methods ring",
+                 "--methods gives 1 method(s) but dims '4x4' have 2 dimension(s)");
+  check_rejected("--methods ring,tree", "unknown method 'tree'");
+}

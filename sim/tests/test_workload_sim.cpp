@@ -122,6 +122,7 @@ TEST_CASE("bad workload inputs: one clear message, non-zero exit", "[sim][worklo
       {"--workload resnet50 --algo allgather", "needs allreduce algorithms"},
       {"--batch 64", "--batch needs --workload"},
       {"--sweep", "--sweep needs --workload"},
+      {"--sweep-max-gpus 8", "--sweep-max-gpus needs --workload"},
   };
   for (const auto& [args, message] : cases) {
     INFO(args);
@@ -134,4 +135,38 @@ TEST_CASE("bad workload inputs: one clear message, non-zero exit", "[sim][worklo
   const ChildResult help = run_child(ddlsim() + " --help");
   CHECK(help.out.find("--workload resnet50") != std::string::npos);
   CHECK(help.out.find("--sweep") != std::string::npos);
+}
+
+TEST_CASE("workload sweep stops at --sweep-max-gpus", "[sim][workload]") {
+  const fs::path dir = fs::temp_directory_path() / ("ddl_workload_limit_" + std::to_string(getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::copy_file(platform("two_hosts.xml"), dir / "fam_2.xml");
+  fs::copy_file(fixture("star_8.xml"), dir / "fam_8.xml");
+  const std::string sweep = ddlsim() + " --format csv --platform " + (dir / "fam_8.xml").string() +
+                            " --sweep --workload " + three_layers() + " --algo ring --sweep-max-gpus ";
+  for (const auto& [limit, gpus] : std::vector<std::pair<std::string, std::vector<std::string>>>{
+           {"1", {}}, {"2", {"2"}}, {"7", {"2"}}, {"8", {"2", "8"}}}) {
+    const ChildResult r = run_child(sweep + limit);
+    INFO("--sweep-max-gpus " << limit << "\n" << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto rows = parse_csv(r.out);
+    REQUIRE(rows.size() == gpus.size());
+    for (std::size_t i = 0; i < rows.size(); ++i) CHECK(rows[i].at("gpus") == gpus[i]);
+  }
+  // A single platform over the limit runs nothing.
+  const ChildResult one = run_child(ddlsim() + " --format csv --platform " + (dir / "fam_8.xml").string() +
+                                    " --workload " + three_layers() + " --algo ring --sweep-max-gpus 4");
+  REQUIRE(one.exit_code == 0);
+  CHECK(parse_csv(one.out).empty());
+  fs::remove_all(dir);
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {"--workload resnet50 --sweep --sweep-max-gpus 0", "--sweep-max-gpus must be at least 1, got 0"},
+           {"--workload resnet50 --sweep --methods ring,hd", "--methods does not go with --sweep"}}) {
+    INFO(args);
+    const ChildResult r = run_child(ddlsim() + " " + args);
+    CHECK(r.exit_code != 0);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(message) != std::string::npos);
+  }
 }

@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Simulation vs measurement on this machine: the error of ddlsim (on the calibrated platform)
+and of the analytical model against ddlrun, per (algorithm, ranks, size), plus plots.
+
+    analysis/sim_vs_real.py RESULTS_DIR
+
+RESULTS_DIR holds what experiments/sim_vs_real.sh wrote: measured_<p>.csv (ddlrun --format csv),
+simulated_<p>.csv (ddlsim --format csv, with model_us) for each rank count p, and optionally
+trace_measured.csv / trace_simulated.csv (--trace of one case) for the Gantt chart.
+Writes errors.csv, time_vs_size_<algo>.png and gantt_<case>.png into RESULTS_DIR. The last line
+printed is `median_abs_error_pct=<x> max_abs_error_pct=<y> cases=<n>` (simulation vs
+measurement). Exit status 3 when the Gantt chart cannot be drawn (no traces): the rest is still
+written, and the reason is printed on stderr.
+"""
+import glob
+import os
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+
+def load(results):
+    frames = []
+    for measured_path in sorted(glob.glob(os.path.join(results, "measured_*.csv"))):
+        ranks = int(re.search(r"measured_(\d+)\.csv$", measured_path).group(1))
+        simulated_path = os.path.join(results, f"simulated_{ranks}.csv")
+        if not os.path.exists(simulated_path):
+            sys.exit(f"sim_vs_real.py: {simulated_path} is missing (measured_{ranks}.csv has no simulation)")
+        m = pd.read_csv(measured_path, comment="#")
+        s = pd.read_csv(simulated_path, comment="#")
+        keys = ["algo", "size"]
+        both = m[keys + ["dims", "time_us"]].merge(
+            s[keys + ["time_us", "model_us"]], on=keys, suffixes=("_measured", "_simulated"), how="inner")
+        if len(both) != len(m):
+            sys.exit(f"sim_vs_real.py: {measured_path} and {simulated_path} do not cover the same cases")
+        both.insert(0, "ranks", ranks)
+        frames.append(both)
+    if not frames:
+        sys.exit(f"sim_vs_real.py: no measured_<p>.csv in {results}")
+    d = pd.concat(frames, ignore_index=True)
+    d["sim_error_pct"] = 100 * (d["time_us_simulated"] - d["time_us_measured"]) / d["time_us_measured"]
+    d["model_error_pct"] = 100 * (d["model_us"] - d["time_us_measured"]) / d["time_us_measured"]
+    return d
+
+
+def plot_times(d, results):
+    for algo, a in d.groupby("algo", sort=False):
+        ranks = sorted(a["ranks"].unique())
+        fig, axes = plt.subplots(1, len(ranks), figsize=(5.5 * len(ranks), 4.2), squeeze=False)
+        for ax, p in zip(axes[0], ranks):
+            c = a[a["ranks"] == p].sort_values("size")
+            ax.loglog(c["size"], c["time_us_measured"], "o-", label="measured (ddlrun)")
+            ax.loglog(c["size"], c["time_us_simulated"], "s--", label="simulated (ddlsim)")
+            ax.loglog(c["size"], c["model_us"], ":", label="model (alpha-beta-gamma)")
+            ax.set_title(f"{algo}, {p} ranks (dims {c['dims'].iloc[0]})")
+            ax.set_xlabel("allreduce size (bytes)")
+            ax.set_ylabel("time (us)")
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(results, f"time_vs_size_{algo}.png"), dpi=110)
+        plt.close(fig)
+
+
+def gantt(results):
+    """Side-by-side Gantt of one case's operations, simulated vs measured (first timed iteration)."""
+    paths = {"simulated": os.path.join(results, "trace_simulated.csv"),
+             "measured": os.path.join(results, "trace_measured.csv")}
+    missing = [p for p in paths.values() if not os.path.exists(p)]
+    if missing:
+        return "no trace files " + ", ".join(missing) + " (the tools' --trace output; see sim_vs_real.sh)"
+    colors = {"send": "tab:blue", "recv": "tab:orange", "reduce": "tab:green", "copy": "tab:purple",
+              "divide": "tab:brown", "compute": "tab:gray"}
+    fig, axes = plt.subplots(1, 2, figsize=(14, 4.5), sharey=True)
+    title = ""
+    for ax, (name, path) in zip(axes, paths.items()):
+        t = pd.read_csv(path)
+        t = t[t["iteration"] == t["iteration"].clip(lower=0).min()]
+        start = t["start_us"].min()
+        for i, e in enumerate(t.itertuples()):
+            lane = e.rank + {"send": 0.0, "recv": 0.27, "reduce": 0.54, "copy": 0.54, "divide": 0.54}.get(e.kind, 0.54)
+            ax.broken_barh([(e.start_us - start, max(e.end_us - e.start_us, 1e-3))], (lane, 0.25),
+                           color=colors.get(e.kind, "black"))
+        ax.set_title(f"{name}: {t['algo'].iloc[0]}, {t['size'].iloc[0]} bytes")
+        ax.set_xlabel("time since the first operation (us)")
+        title = f"{t['algo'].iloc[0]}_{t['size'].iloc[0]}"
+    axes[0].set_ylabel("rank (lanes: send, recv, local work)")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
+    axes[1].legend(handles, colors.keys(), loc="upper right", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(os.path.join(results, f"gantt_{title}.png"), dpi=110)
+    plt.close(fig)
+    return None
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: analysis/sim_vs_real.py RESULTS_DIR")
+    results = sys.argv[1]
+    d = load(results)
+    d.to_csv(os.path.join(results, "errors.csv"), index=False, float_format="%.3f")
+    pd.set_option("display.width", 160)
+    pd.set_option("display.max_rows", 500)
+    print("Error per case, percent of the measured time ((simulated or model) - measured) / measured:")
+    print(d[["algo", "ranks", "dims", "size", "time_us_measured", "time_us_simulated", "model_us",
+             "sim_error_pct", "model_error_pct"]].to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    print("\nPer algorithm and rank count, |error| in percent (simulation; model):")
+    g = d.assign(sim_abs=d["sim_error_pct"].abs(), model_abs=d["model_error_pct"].abs())
+    summary = g.groupby(["algo", "ranks"], sort=False).agg(
+        cases=("sim_abs", "size"), sim_median=("sim_abs", "median"), sim_max=("sim_abs", "max"),
+        model_median=("model_abs", "median"), model_max=("model_abs", "max"))
+    print(summary.to_string(float_format=lambda v: f"{v:.1f}"))
+    plot_times(d, results)
+    why = gantt(results)
+    if why:
+        print(f"sim_vs_real.py: Gantt chart NOT drawn: {why}", file=sys.stderr)
+    print(f"median_abs_error_pct={g['sim_abs'].median():.2f} max_abs_error_pct={g['sim_abs'].max():.2f} cases={len(g)}")
+    sys.exit(3 if why else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+#!/bin/sh
+# The scaling study in one command: simulated ResNet-50/101 training iterations on S822LC
+# clusters (4 -> 256 GPUs, every algorithm, ddl's grid searched), Goyal et al.'s Big Basin setup
+# (8 -> 256 GPUs), and larger S822LC clusters (512 -> 4096 GPUs); then tables, plots and
+# REPORT.md.
+#
+#   experiments/scaling/run.sh                 # uses build/bin/ddlsim
+#   BUILD=build-rel experiments/scaling/run.sh # another build folder (relative to the repository)
+#   JOBS=1 experiments/scaling/run.sh          # simulations at once (default 2)
+#
+# Writes experiments/scaling/results/{runs.csv,*.csv,*.png} and experiments/scaling/REPORT.md.
+# Needs python3 with pandas and matplotlib (Debian: python3-pandas python3-matplotlib).
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+cd "$root"
+
+build=${BUILD:-build}
+case $build in /*) ddlsim=$build/bin/ddlsim ;; *) ddlsim=$root/$build/bin/ddlsim ;; esac
+if [ ! -x "$ddlsim" ]; then
+  echo "run.sh: no ddlsim at $ddlsim: build it first (make, or cmake --build $build --target ddlsim)," >&2
+  echo "        or point BUILD at the build folder that has bin/ddlsim" >&2
+  exit 1
+fi
+# The first Python that has pandas and matplotlib: $PYTHON, python3 on PATH, then the system's
+# (a pyenv or venv python3 on PATH may lack the Debian packages).
+python=
+for candidate in ${PYTHON:-} python3 /usr/bin/python3; do
+  if "$candidate" -c 'import pandas, matplotlib' 2>/dev/null; then python=$candidate; break; fi
+done
+if [ -z "$python" ]; then
+  echo "run.sh: no python3 with pandas and matplotlib (Debian: apt-get install python3-pandas python3-matplotlib;" >&2
+  echo "        or set PYTHON to an interpreter that has them)" >&2
+  exit 1
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# 512 and 1024 nodes (2048 and 4096 GPUs) are generated, not checked in.
+for nodes in 512 1024; do
+  "$python" platforms/generate.py --platform s822lc --nodes "$nodes" -o "$tmp/s822lc_$nodes.xml"
+done
+
+mkdir -p "$here/results"
+start=$(date +%s)
+"$python" "$here/simulate.py" --ddlsim "$ddlsim" --tmp "$tmp" --jobs "${JOBS:-2}" -o "$here/results/runs.csv"
+end=$(date +%s)
+"$python" "$here/analyze.py" --runs "$here/results/runs.csv" --out "$here/results" --report "$here/REPORT.md" \
+  --wall-s $((end - start)) --jobs "${JOBS:-2}" --ddlsim "$ddlsim"
+echo "run.sh: $((end - start)) s of simulation; results in experiments/scaling/results, report experiments/scaling/REPORT.md"

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Runs the ddlsim training-iteration simulations of the scaling study, in parallel processes.
+
+One ddlsim process per (platform, model, algorithms, dims, methods): SimGrid allows one engine
+per process, and separate processes let JOBS of them share the cores. Every run's csv rows go to
+results/runs.csv with the experiment they belong to, the exact command and its wall time, so
+analyze.py (and a reader) can trace each number to the command that produced it.
+
+Experiments:
+  s822lc    S822LC clusters, 4 -> 256 GPUs, ResNet-50 and ResNet-101, ring/ddl/rhd/dbtree/hier
+            on the platform's natural grid (4 x 8 x nodes/8);
+  dims      ddl on every other factorization of the same clusters: 4 (GPUs per node) first, then
+            up to two more dimensions (4xN, 4xAxB), to find the fastest grid;
+  bigbasin  Goyal et al.'s setup: ResNet-50 on Big Basin, 8 -> 256 GPUs; ddl with ring inside the
+            server and halving-doubling across servers (--dims 8xN --methods ring,hd), beside the
+            other algorithms;
+  large     512 -> 4096 GPUs on larger S822LC clusters (128 and 256 nodes checked in, 512 and 1024
+            nodes generated into a temporary folder), ResNet-50; a flat ring is simulated only up
+            to RING_MAX_GPUS and hier (a ring among the node leaders) up to HIER_MAX_GPUS (their
+            simulation cost grows as the square of the ring's length), ddl only on grids whose
+            dimensions are all at most LARGE_MAX_EXTENT (a long ring in one dimension is both
+            slow on the machine and slow to simulate).
+"""
+import argparse
+import concurrent.futures
+import csv
+import io
+import os
+import subprocess
+import sys
+import time
+
+MODELS = ["resnet50", "resnet101"]
+S822LC_NODES = [1, 2, 4, 8, 16, 32, 64]  # 4 .. 256 GPUs
+BIGBASIN_SERVERS = [1, 2, 4, 8, 16, 32]  # 8 .. 256 GPUs
+LARGE_NODES = [128, 256, 512, 1024]      # 512 .. 4096 GPUs
+OTHERS = "ddl,rhd,dbtree,hier"           # cheap to simulate; ring runs in a job of its own
+RING_MAX_GPUS = 512
+HIER_MAX_GPUS = 2048
+LARGE_MAX_EXTENT = 32
+
+
+def natural_dims(nodes):
+    """The generator's grid: GPUs per node x nodes per leaf (8) x leaves."""
+    if nodes == 1:
+        return "4"
+    if nodes <= 8:
+        return f"4x{nodes}"
+    return f"4x8x{nodes // 8}"
+
+
+def factorizations(nodes):
+    """4 first (the GPUs of a node), then up to two more dimensions, each larger than 1."""
+    if nodes == 1:
+        return ["4"]
+    grids = [f"4x{nodes}"]
+    grids += [f"4x{a}x{nodes // a}" for a in range(2, nodes) if nodes % a == 0]
+    return grids
+
+
+def s822lc_file(nodes, tmp):
+    checked_in = os.path.join("platforms", f"s822lc_{nodes}.xml")
+    return checked_in if os.path.exists(checked_in) else os.path.join(tmp, f"s822lc_{nodes}.xml")
+
+
+def jobs(tmp):
+    """(experiment, model, platform file, --algo, --dims or None, --methods or None)."""
+    out = []
+    for model in MODELS:
+        for n in S822LC_NODES:
+            plat = s822lc_file(n, tmp)
+            out.append(("s822lc", model, plat, "ring", None, None))
+            out.append(("s822lc", model, plat, OTHERS, None, None))
+            for dims in factorizations(n):
+                if dims != natural_dims(n):
+                    out.append(("dims", model, plat, "ddl", dims, None))
+    for s in BIGBASIN_SERVERS:
+        plat = os.path.join("platforms", f"bigbasin_{s}.xml")
+        out.append(("bigbasin", "resnet50", plat, "ring," + OTHERS, None, None))
+        if s > 1:
+            out.append(("bigbasin", "resnet50", plat, "ddl", f"8x{s}", "ring,hd"))
+    for n in LARGE_NODES:
+        plat = s822lc_file(n, tmp)
+        if 4 * n <= RING_MAX_GPUS:
+            out.append(("large", "resnet50", plat, "ring", None, None))
+        out.append(("large", "resnet50", plat, "rhd,dbtree" + (",hier" if 4 * n <= HIER_MAX_GPUS else ""), None,
+                    None))
+        for dims in factorizations(n):
+            if all(int(e) <= LARGE_MAX_EXTENT for e in dims.split("x")):
+                out.append(("large", "resnet50", plat, "ddl", dims, None))
+    return out
+
+
+def command(ddlsim, job):
+    _, model, plat, algo, dims, methods = job
+    cmd = [ddlsim, "--platform", plat, "--workload", model, "--algo", algo, "--format", "csv"]
+    if dims:
+        cmd += ["--dims", dims]
+    if methods:
+        cmd += ["--methods", methods]
+    return cmd
+
+
+def run(ddlsim, job):
+    cmd = command(ddlsim, job)
+    start = time.monotonic()
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.monotonic() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
+    return job, cmd, wall, list(csv.DictReader(io.StringIO(done.stdout)))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--ddlsim", required=True)
+    p.add_argument("--tmp", required=True, help="folder holding the generated s822lc_512/1024.xml ($GENERATED in runs.csv)")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("-o", "--output", required=True, help="runs.csv to write")
+    args = p.parse_args()
+
+    todo = jobs(args.tmp)
+    # Longest first (most GPUs, ring alone), so the pool does not end waiting on one long run.
+    todo.sort(key=lambda j: (os.path.getsize(j[2]), j[3] == "ring"), reverse=True)
+    fields = ["experiment", "model", "platform", "gpus", "algo", "methods", "dims", "iter_ms", "compute_ms",
+              "exposed_comm_ms", "images_per_s", "efficiency", "run_wall_s", "command"]
+    rows = []
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(run, args.ddlsim, j) for j in todo]
+        for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
+            job, cmd, wall, found = f.result()
+            print(f"[{i}/{len(todo)}] {wall:7.1f} s  {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+            for r in found:
+                # Generated platforms live in a temporary folder: name it the way run.sh makes it.
+                shown = " ".join(["ddlsim"] + cmd[1:]).replace(args.tmp, "$GENERATED")
+                r.update(experiment=job[0], model=job[1], platform=job[2].replace(args.tmp, "$GENERATED"),
+                         methods=job[5] or "", run_wall_s=f"{wall:.2f}", command=shown)
+                rows.append(r)
+    rows.sort(key=lambda r: (r["experiment"], r["model"], int(r["gpus"]), r["algo"], r["dims"]))
+    with open(args.output, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    print(f"{len(todo)} simulations, {len(rows)} rows, {time.monotonic() - started:.0f} s wall -> {args.output}",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

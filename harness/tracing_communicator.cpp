@@ -1,0 +1,122 @@
+#include "harness/tracing_communicator.hpp"
+
+#include <utility>
+
+namespace ddl::harness {
+
+void TracingCommunicator::set_context(const std::string& algo, std::size_t size, int iteration) {
+  algo_ = algo;
+  size_ = size;
+  iteration_ = iteration;
+  phase_.clear();
+  dimension_ = -1;
+}
+
+std::vector<TraceEvent> TracingCommunicator::take_events() {
+  // Open events would be left with no end: keep them (and their indices) for their waits.
+  std::vector<TraceEvent> done, open;
+  std::unordered_map<std::uint64_t, std::size_t> reindexed;
+  std::unordered_map<std::size_t, std::uint64_t> id_of;
+  for (const auto& [id, index] : open_) id_of[index] = id;
+  for (std::size_t i = 0; i < events_.size(); ++i) {
+    if (const auto it = id_of.find(i); it != id_of.end()) {
+      reindexed[it->second] = open.size();
+      open.push_back(std::move(events_[i]));
+    } else {
+      done.push_back(std::move(events_[i]));
+    }
+  }
+  events_ = std::move(open);
+  open_ = std::move(reindexed);
+  return done;
+}
+
+TraceEvent& TracingCommunicator::begin(TraceKind kind, int peer, std::size_t bytes, int tag) {
+  TraceEvent e;
+  e.algo = algo_;
+  e.size = size_;
+  e.iteration = iteration_;
+  e.rank = inner_.rank();
+  e.kind = kind;
+  e.peer = peer;
+  e.bytes = bytes;
+  e.tag = tag;
+  e.phase = phase_;
+  e.dimension = dimension_;
+  e.start_us = stamp_us();
+  events_.push_back(std::move(e));
+  return events_.back();
+}
+
+Request TracingCommunicator::track(Request r) {
+  if (r.pending())
+    open_[r.id] = events_.size() - 1;
+  else
+    events_.back().end_us = stamp_us();
+  return r;
+}
+
+Request TracingCommunicator::isend(int peer, ConstView data, int tag) {
+  begin(TraceKind::send, peer, data.bytes, tag);
+  return track(inner_.isend(peer, data, tag));
+}
+
+Request TracingCommunicator::irecv(int peer, MutView data, int tag) {
+  begin(TraceKind::recv, peer, data.bytes, tag);
+  return track(inner_.irecv(peer, data, tag));
+}
+
+Request TracingCommunicator::compute(double seconds) {
+  begin(TraceKind::compute, -1, 0, -1);
+  return track(inner_.compute(seconds));
+}
+
+void TracingCommunicator::wait(Request& r) {
+  const std::uint64_t id = r.id;
+  inner_.wait(r);
+  if (const auto it = open_.find(id); it != open_.end()) {
+    events_[it->second].end_us = stamp_us();
+    open_.erase(it);
+  }
+}
+
+void TracingCommunicator::wait_all(std::span<Request> rs) {
+  std::vector<std::uint64_t> ids;
+  for (const Request& r : rs) ids.push_back(r.id);
+  inner_.wait_all(rs);
+  const double end = stamp_us();
+  for (std::uint64_t id : ids)
+    if (const auto it = open_.find(id); it != open_.end()) {
+      events_[it->second].end_us = end;
+      open_.erase(it);
+    }
+}
+
+void TracingCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp op) {
+  const std::size_t index = events_.size();
+  begin(TraceKind::reduce, -1, inout.bytes, -1);
+  inner_.reduce(inout, in, type, op);
+  events_[index].end_us = stamp_us();
+}
+
+void TracingCommunicator::copy(MutView dst, ConstView src) {
+  const std::size_t index = events_.size();
+  begin(TraceKind::copy, -1, dst.bytes, -1);
+  inner_.copy(dst, src);
+  events_[index].end_us = stamp_us();
+}
+
+void TracingCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
+  const std::size_t index = events_.size();
+  begin(TraceKind::divide, -1, inout.bytes, -1);
+  inner_.divide(inout, type, divisor);
+  events_[index].end_us = stamp_us();
+}
+
+void TracingCommunicator::set_phase(const char* phase, int dimension) {
+  phase_ = phase ? phase : "";
+  dimension_ = dimension;
+  inner_.set_phase(phase, dimension);
+}
+
+}  // namespace ddl::harness

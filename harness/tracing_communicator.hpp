@@ -1,0 +1,70 @@
+// A decorator that records every operation of the Communicator it wraps as a TraceEvent, for
+// any backend (loopback, simulator, MPI, CUDA) without the backend knowing. Everything is
+// forwarded unchanged; the decorator only reads the clock around each call.
+//
+// Timing: a send, receive or compute starts when it is posted and ends when its wait returns
+// (so `end` is when this rank learned of the completion, never earlier than the completion
+// itself); reduce, copy and divide start and end around the inner call. Events are kept in
+// posting order. One decorator per rank and per thread: nothing here is locked.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "algorithms/communicator.hpp"
+#include "harness/trace.hpp"
+
+namespace ddl::harness {
+
+class TracingCommunicator : public Communicator {
+ public:
+  // Recorded times are (inner.now() + clock_offset_s) in microseconds: 0 on the simulator,
+  // on real backends the offset that maps this rank's clock onto the common time base.
+  explicit TracingCommunicator(Communicator& inner, double clock_offset_s = 0)
+      : inner_(inner), offset_s_(clock_offset_s) {}
+
+  // Which collective run the following events belong to; also clears the phase annotation.
+  void set_context(const std::string& algo, std::size_t size, int iteration);
+  const std::vector<TraceEvent>& events() const { return events_; }
+  // The events recorded so far (operations still in flight are not among them).
+  std::vector<TraceEvent> take_events();
+
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  double now() override { return inner_.now(); }
+  Request isend(int peer, ConstView data, int tag) override;
+  Request irecv(int peer, MutView data, int tag) override;
+  void wait(Request& r) override;
+  void wait_all(std::span<Request> rs) override;
+  void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override;
+  void copy(MutView dst, ConstView src) override;
+  void divide(MutView inout, DType type, std::size_t divisor) override;
+  MutView acquire_scratch(std::size_t bytes) override { return inner_.acquire_scratch(bytes); }
+  void release_scratch(MutView scratch) override { inner_.release_scratch(scratch); }
+  Request compute(double seconds) override;
+  void set_phase(const char* phase, int dimension) override;
+
+ private:
+  // Rounded to 1 ps: finer than any clock here, and the files then show short decimals
+  // instead of the binary noise of the seconds-to-microseconds product.
+  double stamp_us() { return std::round((inner_.now() + offset_s_) * 1e12) / 1e6; }
+  TraceEvent& begin(TraceKind kind, int peer, std::size_t bytes, int tag);
+  // Keeps the event open until its request is waited; a null request completed already.
+  Request track(Request r);
+
+  Communicator& inner_;
+  const double offset_s_;
+  std::string algo_;
+  std::size_t size_ = 0;
+  int iteration_ = 0;
+  std::string phase_;
+  int dimension_ = -1;
+  std::vector<TraceEvent> events_;
+  std::unordered_map<std::uint64_t, std::size_t> open_;  // request id -> index in events_
+};
+
+}  // namespace ddl::harness

@@ -1,0 +1,140 @@
+#include "real/calibrate_measure.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "algorithms/error.hpp"
+#include "algorithms/host_reduce.hpp"
+#include "real/mpi_error.hpp"
+
+namespace ddl::calibrate {
+namespace {
+
+constexpr int kTag = 7;
+
+// A barrier that sleeps 50 us between polls: idle ranks must not compete for the cores.
+void quiet_barrier(MPI_Comm comm) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(comm, &req), "MPI_Ibarrier");
+  for (int done = 0;;) {
+    check_mpi(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
+    if (done) return;
+    const timespec pause{0, 50000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+// Enough back-to-back messages that one batch lasts well above the clock's resolution and the
+// per-batch start skew, without making large sizes slow: ~4 MB moved per batch, 1..64 messages.
+int batch_size(std::size_t bytes) {
+  return static_cast<int>(std::clamp<std::size_t>((std::size_t{4} << 20) / std::max<std::size_t>(bytes, 1), 1, 64));
+}
+
+// One message of `pattern` for this rank; false when the rank takes no part.
+bool step(MpiCommunicator& comm, Pattern pattern, MutView send, MutView recv) {
+  const int r = comm.rank(), p = comm.size();
+  Request rq[2];
+  switch (pattern) {
+    case Pattern::pingpong:
+      if (r == 0) {
+        rq[0] = comm.isend(1, send, kTag);
+        comm.wait(rq[0]);
+        rq[1] = comm.irecv(1, recv, kTag);
+        comm.wait(rq[1]);
+      } else if (r == 1) {
+        rq[1] = comm.irecv(0, recv, kTag);
+        comm.wait(rq[1]);
+        rq[0] = comm.isend(0, send, kTag);
+        comm.wait(rq[0]);
+      }
+      return r < 2;
+    case Pattern::bidirectional:
+    case Pattern::pairs: {
+      if (pattern == Pattern::bidirectional ? r >= 2 : (r ^ 1) >= p) return false;
+      const int peer = r ^ 1;
+      rq[1] = comm.irecv(peer, recv, kTag);
+      rq[0] = comm.isend(peer, send, kTag);
+      comm.wait_all(rq);
+      return true;
+    }
+    case Pattern::ring:
+      rq[1] = comm.irecv((r + p - 1) % p, recv, kTag);
+      rq[0] = comm.isend((r + 1) % p, send, kTag);
+      comm.wait_all(rq);
+      return true;
+  }
+  return false;
+}
+
+// body() on the taking-part ranks, timed per repetition; the slowest rank's time per repetition.
+template <typename Body>
+std::vector<double> time_reps(MpiCommunicator& comm, int reps, int batch, Body&& body) {
+  std::vector<double> t(static_cast<std::size_t>(reps), 0.0);
+  body();  // warm-up: first-touch, protocol set-up
+  for (int i = 0; i < reps; ++i) {
+    quiet_barrier(comm.comm());
+    // A first untimed message lines the participants up; the batch after it is timed.
+    if (!body()) continue;
+    const double start = comm.now();
+    for (int b = 0; b < batch; ++b) body();
+    t[static_cast<std::size_t>(i)] = (comm.now() - start) / batch;
+  }
+  check_mpi(MPI_Allreduce(MPI_IN_PLACE, t.data(), reps, MPI_DOUBLE, MPI_MAX, comm.comm()), "MPI_Allreduce (times)");
+  return t;
+}
+
+}  // namespace
+
+const char* to_string(Pattern p) {
+  switch (p) {
+    case Pattern::pingpong: return "pingpong";
+    case Pattern::bidirectional: return "bidirectional";
+    case Pattern::pairs: return "pairs";
+    case Pattern::ring: return "ring";
+  }
+  return "?";
+}
+
+std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::size_t bytes, int reps) {
+  DDL_CHECK(comm.size() >= 2, "calibration needs at least 2 ranks");
+  MutView send = comm.acquire_scratch(bytes), recv = comm.acquire_scratch(bytes);
+  std::vector<double> t = time_reps(comm, reps, batch_size(bytes), [&] { return step(comm, pattern, send, recv); });
+  comm.release_scratch(recv);
+  comm.release_scratch(send);
+  if (pattern == Pattern::pingpong)
+    for (double& x : t) x /= 2;  // a round trip is two one-way messages
+  return t;
+}
+
+std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t bytes, int reps, bool all_ranks) {
+  const std::size_t count = bytes / dtype_size(type);
+  MutView a = comm.acquire_scratch(bytes), b = comm.acquire_scratch(bytes);
+  // Zeros are exact in every dtype and op: no overflow, NaN or denormal slows a rep down.
+  std::memset(a.data, 0, bytes);
+  std::memset(b.data, 0, bytes);
+  const bool mine = all_ranks || comm.rank() == 0;
+  std::vector<double> t = time_reps(comm, reps, 1, [&] {
+    if (mine) host_reduce(a.data, b.data, count, type, ReduceOp::sum);
+    return mine;
+  });
+  comm.release_scratch(b);
+  comm.release_scratch(a);
+  return t;
+}
+
+std::vector<double> time_copy(MpiCommunicator& comm, std::size_t bytes, int reps, bool all_ranks) {
+  MutView a = comm.acquire_scratch(bytes), b = comm.acquire_scratch(bytes);
+  const bool mine = all_ranks || comm.rank() == 0;
+  std::vector<double> t = time_reps(comm, reps, 1, [&] {
+    if (mine) comm.copy(a, b);
+    return mine;
+  });
+  comm.release_scratch(b);
+  comm.release_scratch(a);
+  return t;
+}
+
+}  // namespace ddl::calibrate

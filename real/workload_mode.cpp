@@ -1,0 +1,218 @@
+#include "real/workload_mode.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <vector>
+
+#include "algorithms/error.hpp"
+#include "harness/sizes.hpp"
+#include "harness/workload_driver.hpp"
+#include "harness/workload_report.hpp"
+#include "real/mpi_communicator.hpp"
+#include "real/mpi_error.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddl {
+
+namespace {
+
+std::size_t size_flag(const po::variables_map& vm, const char* flag) {
+  const std::string text = vm[flag].as<std::string>();
+  std::size_t bytes = 0;
+  try {
+    bytes = harness::parse_size(text);
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("bad --") + flag + " '" + text + "': " + e.what());
+  }
+  if (bytes == 0) throw InvalidArgument(std::string("--") + flag + " must be at least 1 byte, got '" + text + "'");
+  return bytes;
+}
+
+std::string ms(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+  return buf;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The slowest rank's value, on every rank.
+double world_max(double mine) {
+  double out = 0;
+  check_mpi(MPI_Allreduce(&mine, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce (max)");
+  return out;
+}
+
+// --check: gradients rank + 1, parameters 0; after one iteration both must hold p(p+1)/2
+// everywhere. Small integers are exact in float whatever order the sums ran in.
+void fill_for_check(std::vector<float>& gradients, std::vector<float>& parameters, int rank) {
+  std::fill(gradients.begin(), gradients.end(), static_cast<float>(rank + 1));
+  std::fill(parameters.begin(), parameters.end(), 0.0f);
+}
+
+unsigned long long wrong_elements(const std::vector<float>& gradients, const std::vector<float>& parameters, int p) {
+  const float expect = static_cast<float>(p) * static_cast<float>(p + 1) / 2;
+  unsigned long long wrong = 0;
+  for (std::size_t i = 0; i < gradients.size(); ++i) wrong += (gradients[i] != expect) + (parameters[i] != expect);
+  return wrong;
+}
+
+std::vector<std::string> header_lines(const WorkloadArguments& w, const harness::IterationPlan& plan, int ranks,
+                                      const Dims& dims, const harness::CommonOptions& common) {
+  double forward = 0;
+  for (double s : plan.forward_s) forward += s;
+  char scale[32];
+  std::snprintf(scale, sizeof scale, "%g", w.compute_scale);
+  return {
+      "ddlrun: workload " + w.workload.model + " (" + w.file + "), " + std::to_string(w.workload.layers.size()) +
+          " layers, " + std::to_string(plan.params) + " parameters, batch " + std::to_string(w.batch) + " per GPU",
+      "compute scaled by " + std::string(scale) + ": forward " + ms(forward) + ", backward " +
+          ms(plan.compute_s() - forward) + " of timed busy-wait; the optimizer step (a host reduce of the gradients" +
+          " into the weights) and the allreduces are real, unscaled work",
+      "gradient buckets: " + std::to_string(plan.buckets.size()) + " (first " +
+          harness::format_size(w.buckets.first_bucket_bytes) + ", then " +
+          harness::format_size(w.buckets.bucket_bytes) + "), host memory, " + std::to_string(ranks) +
+          " ranks, dims " + dims.to_string() + ", two MPI communicators per rank (compute and comm threads)",
+      "time: median of " + std::to_string(common.iters) + " iterations after " + std::to_string(common.warmup) +
+          " warm-ups, each the slowest rank after a barrier" +
+          (common.check ? "; --check: every gradient summed exactly once (0 wrong)" : ""),
+  };
+}
+
+}  // namespace
+
+void init_mpi(int& argc, char**& argv) {
+  bool workload = false;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--workload") == 0 || std::strncmp(argv[i], "--workload=", 11) == 0) workload = true;
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, workload ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
+}
+
+void add_workload_options(po::options_description& desc) {
+  desc.add_options()
+      ("workload", po::value<std::string>(), "run training iterations: resnet50, resnet101, or a workload .csv file")
+      ("batch", po::value<int>(), "--workload: images per GPU (default: the workload's reference batch)")
+      ("bucket", po::value<std::string>()->default_value("25M"), "--workload: gradient bucket capacity")
+      ("first-bucket", po::value<std::string>()->default_value("1M"), "--workload: capacity of the first bucket")
+      ("compute-scale", po::value<double>()->default_value(1.0),
+       "--workload: multiply every layer's compute time by this (e.g. 0.01)");
+}
+
+std::optional<WorkloadArguments> read_workload_arguments(const po::variables_map& vm,
+                                                         const std::string& workloads_dir) {
+  if (!vm.count("workload")) {
+    for (const char* flag : {"batch", "bucket", "first-bucket", "compute-scale"})
+      if (vm.count(flag) && !vm[flag].defaulted())
+        throw InvalidArgument(std::string("--") + flag + " needs --workload (see ddlrun --help)");
+    return std::nullopt;
+  }
+  if (vm["memory"].as<std::string>() != "host")
+    throw InvalidArgument("--workload runs on host memory only (its compute is a timed busy-wait on the CPU)");
+  if (vm.count("baseline")) throw InvalidArgument("--baseline does not go with --workload");
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_MULTIPLE)
+    throw InvalidArgument("--workload needs MPI_THREAD_MULTIPLE (the compute and comm threads of a rank both call "
+                          "MPI), but this MPI library provides only thread level " + std::to_string(level));
+  WorkloadArguments w;
+  const std::string name = vm["workload"].as<std::string>();
+  // A name ending in .csv is a workload file of its own (format: workloads/README.md).
+  w.file = name.size() > 4 && name.ends_with(".csv") ? name : harness::workload_path(name, workloads_dir);
+  w.workload = harness::load_workload(w.file);
+  w.buckets.bucket_bytes = size_flag(vm, "bucket");
+  w.buckets.first_bucket_bytes = size_flag(vm, "first-bucket");
+  w.batch = w.workload.reference_batch;
+  if (vm.count("batch")) {
+    const int batch = vm["batch"].as<int>();
+    if (batch < 1) throw InvalidArgument("--batch must be at least 1 image per GPU, got " + std::to_string(batch));
+    w.batch = static_cast<std::size_t>(batch);
+  }
+  w.compute_scale = vm["compute-scale"].as<double>();
+  if (!(w.compute_scale > 0) || !std::isfinite(w.compute_scale))
+    throw InvalidArgument("--compute-scale must be a positive number, got " + std::to_string(w.compute_scale));
+  return w;
+}
+
+std::string canonical(const WorkloadArguments& w) {
+  std::ostringstream s;
+  s << " workload=" << w.file << " batch=" << w.batch << " bucket=" << w.buckets.bucket_bytes
+    << " first_bucket=" << w.buckets.first_bucket_bytes << " compute_scale=" << w.compute_scale;
+  return s.str();
+}
+
+int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& common, const RunSetup& setup,
+                      const Dims& dims, bool baseline_mpi) {
+  DDL_CHECK(!baseline_mpi, "--baseline reached the workload mode");
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  harness::IterationPlan plan = harness::plan_iteration(w.workload, w.batch, w.buckets);
+  for (double& s : plan.forward_s) s *= w.compute_scale;
+  for (double& s : plan.backward_s) s *= w.compute_scale;
+
+  std::vector<const Algorithm*> algos;
+  for (const std::string& name : common.algos) {
+    const Algorithm& a = find_algorithm(name);
+    if (a.collective != Collective::allreduce)
+      throw InvalidArgument("--workload needs allreduce algorithms; '" + name + "' is a " +
+                            std::string(to_string(a.collective)));
+    algos.push_back(&a);
+  }
+  // One communicator (its own MPI_Comm duplicate) per stream: the threads share no state.
+  MpiCommunicator compute_comm(MPI_COMM_WORLD, setup.timeout_s);
+  MpiCommunicator comm_comm(MPI_COMM_WORLD, setup.timeout_s);
+  // Zeros stay zeros under sums, so timed iterations never grow the values (no overflow).
+  std::vector<float> gradients(plan.gradient_bytes / sizeof(float), 0.0f);
+  std::vector<float> parameters(gradients.size(), 0.0f);
+
+  harness::StreamConfig config;
+  config.plan = &plan;
+  config.options = harness::algorithm_options(common, dims);
+  config.gradients = MutView{gradients.data(), plan.gradient_bytes};
+  config.parameters = MutView{parameters.data(), plan.gradient_bytes};
+
+  std::vector<harness::WorkloadRow> rows;
+  for (const Algorithm* algo : algos) {
+    config.algo = algo;
+    std::vector<double> iteration_s, compute_s;
+    for (int it = 0; it < common.warmup + common.iters; ++it) {
+      if (common.check) fill_for_check(gradients, parameters, rank);
+      check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+      const harness::IterationTimes t =
+          harness::run_rank_threads(compute_comm, comm_comm, config, 1, {}, setup.timeout_s).front();
+      const double iteration = world_max(t.iteration_s());
+      const double compute = world_max(t.compute_s());
+      if (common.check) {
+        const unsigned long long mine = wrong_elements(gradients, parameters, size);
+        unsigned long long wrong = 0;
+        check_mpi(MPI_Allreduce(&mine, &wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD),
+                  "MPI_Allreduce (wrong count)");
+        if (wrong != 0)
+          throw Error("--check: " + algo->name + " iteration " + std::to_string(it) + ": " + std::to_string(wrong) +
+                      " gradient or parameter elements differ from p(p+1)/2 = " +
+                      std::to_string(size * (size + 1) / 2) + " (a bucket reduced twice, never, or wrongly)");
+      }
+      if (it < common.warmup) continue;
+      iteration_s.push_back(iteration);
+      compute_s.push_back(compute);
+    }
+    rows.push_back({size, algo->name, dims.to_string(), w.batch, median(iteration_s), median(compute_s)});
+  }
+  if (rank == 0)
+    harness::write_workload_report(std::cout, common.format, rows, header_lines(w, plan, size, dims, common));
+  return 0;
+}
+
+}  // namespace ddl

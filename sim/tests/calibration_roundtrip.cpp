@@ -1,0 +1,105 @@
+// Calibration round trip: ddlcalibrate's platform loads in the simulator and reproduces the
+// ping-pong it was calibrated on. Plus the pure pieces it relies on: the piecewise fit and the
+// factor tables the simulator installs.
+//
+// What "reproduces the measured ping-pong within 5 %" means here, robustly on a noisy shared
+// machine: the platform encodes the piecewise fit of the measured medians, so
+//   (1) the simulated one-way time of every calibrated size is within 5 % of the fitted time the
+//       report records (deterministic: this checks the platform and the factor callbacks), and
+//   (2) the fit itself is within 5 % of the raw medians: ddlcalibrate starts a new size range
+//       wherever one line misses a median by more than --fit-tolerance (3 %), so every residual
+//       is bounded by construction, however noisy the medians; the report records them all
+//       (per size, median, max) so a reader sees how well one line per range fitted.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "algorithms/error.hpp"
+#include "child_process.hpp"
+#include "real/calibrate_fit.hpp"
+#include "sim/platform.hpp"
+
+using namespace ddl;
+using namespace ddl::test;
+
+TEST_CASE("piecewise fit recovers two exact lines and splits where they meet", "[calibrate]") {
+  std::vector<calibrate::Point> pts;
+  for (double n = 1024; n <= 1 << 20; n *= 2)  // 1 us + n / 10 GB/s up to 64K, then 20 us + n / 2 GB/s
+    pts.push_back({n, n <= 65536 ? 1e-6 + n / 10e9 : 20e-6 + n / 2e9});
+  const auto segs = calibrate::fit_piecewise(pts, 0.01);
+  REQUIRE(segs.size() == 2);
+  CHECK(segs[0].from_bytes == 0);
+  CHECK(segs[1].from_bytes == 131072);
+  CHECK(segs[0].latency_s == Approx(1e-6).epsilon(1e-6));
+  CHECK(segs[0].bandwidth() == Approx(10e9).epsilon(1e-6));
+  CHECK(segs[1].latency_s == Approx(20e-6).epsilon(1e-6));
+  CHECK(segs[1].bandwidth() == Approx(2e9).epsilon(1e-6));
+  for (const auto& p : pts) CHECK(calibrate::residual_pct(segs, p) < 1e-6);
+}
+
+TEST_CASE("fit rejects unsorted sizes and non-positive times", "[calibrate]") {
+  CHECK_THROWS_AS(calibrate::fit_piecewise({{2, 1e-6}, {1, 1e-6}}, 0.03), InvalidArgument);
+  CHECK_THROWS_AS(calibrate::fit_piecewise({{1, 0}, {2, 1e-6}}, 0.03), InvalidArgument);
+  const auto s = calibrate::summarize({5, 1, 3, 2, 4});
+  CHECK(s.median == 3);
+  CHECK(s.q1 == 2);
+  CHECK(s.q3 == 4);
+}
+
+TEST_CASE("factor tables: the largest threshold at or below the size wins, 1 below the first", "[calibrate]") {
+  const sim::FactorTable t = sim::parse_factors("1024:0.5;65536:2", false);
+  REQUIRE(t == sim::FactorTable{{1024, 0.5}, {65536, 2}});
+  CHECK(sim::factor_at(t, 0) == 1);
+  CHECK(sim::factor_at(t, 1024) == 0.5);
+  CHECK(sim::factor_at(t, 65535) == 0.5);
+  CHECK(sim::factor_at(t, 1 << 20) == 2);
+  CHECK(sim::parse_factors("0:0", true) == sim::FactorTable{{0, 0}});
+  CHECK_THROWS_WITH(sim::parse_factors("0:0", false), Catch::Contains("'0' is not a positive number"));
+  CHECK_THROWS_WITH(sim::parse_factors("8:1;4:1", true), Catch::Contains("byte thresholds must increase"));
+  CHECK_THROWS_WITH(sim::parse_factors("8=1", true), Catch::Contains("'8=1' is not BYTES:FACTOR"));
+  CHECK_THROWS_WITH(sim::parse_factors("x:1", true), Catch::Contains("'x' is not a byte count"));
+}
+
+TEST_CASE("calibrated platform loads and reproduces the measured ping-pong", "[calibrate][mpi]") {
+  char dir_template[] = "/tmp/ddl_calibration_XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template, xml = dir + "/calibrated.xml", report = dir + "/calibrated.json";
+  const ChildResult cal = run_child(std::string(DDL_MPIRUN) + " -np 2 " + DDL_CALIBRATE + " --output " + xml +
+                                    " --reps 5 -b 64 -e 4M -f 4 --reduce-bytes 1M");
+  INFO(cal.out << cal.err);
+  REQUIRE(cal.exit_code == 0);
+  std::ifstream in(report);
+  REQUIRE(in);
+  const nlohmann::json r = nlohmann::json::parse(in);
+  REQUIRE(r.at("ranks") == 2);
+  const auto& messages = r.at("messages");
+  REQUIRE(messages.size() == 9);  // 64 B .. 4 MB by 4
+
+  std::string sizes;
+  for (const auto& m : messages) sizes += " " + std::to_string(m.at("bytes").get<std::size_t>());
+  const ChildResult sim = run_child(std::string(DDL_SIM_PINGPONG) + " " + xml + sizes);
+  INFO(sim.err);
+  REQUIRE(sim.exit_code == 0);
+  const std::vector<std::string> lines = split(sim.out, '\n');
+  REQUIRE(lines.size() == messages.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::vector<std::string> cells = split(lines[i], ' ');
+    REQUIRE(cells.size() == 2);
+    const double simulated = std::stod(cells[1]);
+    const double fitted = messages[i].at("pingpong").at("fit_s").get<double>();
+    const double measured = messages[i].at("pingpong").at("median_s").get<double>();
+    INFO("bytes " << cells[0] << ": simulated " << simulated << " s, fit " << fitted << " s, measured median "
+                  << measured << " s");
+    CHECK(std::stoul(cells[0]) == messages[i].at("bytes").get<std::size_t>());
+    CHECK(std::abs(simulated - fitted) <= 0.05 * fitted);
+  }
+  const auto& fit = r.at("pingpong_fit");
+  INFO("fit residual vs medians: median " << fit.at("median_residual_pct") << " %, max " << fit.at("max_residual_pct") << " %");
+  CHECK(fit.at("median_residual_pct").get<double>() <= fit.at("max_residual_pct").get<double>());
+  CHECK(fit.at("max_residual_pct").get<double>() <= 5.0);
+  for (const auto& m : messages) CHECK(m.at("pingpong").at("fit_residual_pct").get<double>() <= 5.0);
+  std::remove(xml.c_str());
+  std::remove(report.c_str());
+  std::remove(dir.c_str());
+}
