@@ -44,7 +44,7 @@ Args parse(int argc, char** argv, bool& help) {
       ("maxbytes,e", po::value<std::string>()->default_value("64M"), "largest message size")
       ("stepfactor,f", po::value<std::string>()->default_value("2"), "size multiplier between sizes")
       ("reduce-bytes", po::value<std::string>()->default_value("4M"), "buffer size of the reduce/copy timings")
-      ("fit-tolerance", po::value<double>()->default_value(0.03),
+      ("fit-tolerance", po::value<double>()->default_value(0.03, "0.03"),
        "largest relative misfit of one latency/bandwidth pair before a new size range starts");
   po::variables_map vm;
   try {
