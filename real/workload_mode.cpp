@@ -23,18 +23,6 @@ namespace ddl {
 
 namespace {
 
-std::size_t size_flag(const po::variables_map& vm, const char* flag) {
-  const std::string text = vm[flag].as<std::string>();
-  std::size_t bytes = 0;
-  try {
-    bytes = harness::parse_size(text);
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(std::string("bad --") + flag + " '" + text + "': " + e.what());
-  }
-  if (bytes == 0) throw InvalidArgument(std::string("--") + flag + " must be at least 1 byte, got '" + text + "'");
-  return bytes;
-}
-
 std::string ms(double seconds) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
@@ -101,11 +89,8 @@ void init_mpi(int& argc, char**& argv) {
 }
 
 void add_workload_options(po::options_description& desc) {
+  harness::add_workload_options(desc);
   desc.add_options()
-      ("workload", po::value<std::string>(), "run training iterations: resnet50, resnet101, or a workload .csv file")
-      ("batch", po::value<int>(), "--workload: images per GPU (default: the workload's reference batch)")
-      ("bucket", po::value<std::string>()->default_value("25M"), "--workload: gradient bucket capacity")
-      ("first-bucket", po::value<std::string>()->default_value("1M"), "--workload: capacity of the first bucket")
       ("compute-scale", po::value<double>()->default_value(1.0),
        "--workload: multiply every layer's compute time by this (e.g. 0.01)");
 }
@@ -127,18 +112,7 @@ std::optional<WorkloadArguments> read_workload_arguments(const po::variables_map
     throw InvalidArgument("--workload needs MPI_THREAD_MULTIPLE (the compute and comm threads of a rank both call "
                           "MPI), but this MPI library provides only thread level " + std::to_string(level));
   WorkloadArguments w;
-  const std::string name = vm["workload"].as<std::string>();
-  // A name ending in .csv is a workload file of its own (format: workloads/README.md).
-  w.file = name.size() > 4 && name.ends_with(".csv") ? name : harness::workload_path(name, workloads_dir);
-  w.workload = harness::load_workload(w.file);
-  w.buckets.bucket_bytes = size_flag(vm, "bucket");
-  w.buckets.first_bucket_bytes = size_flag(vm, "first-bucket");
-  w.batch = w.workload.reference_batch;
-  if (vm.count("batch")) {
-    const int batch = vm["batch"].as<int>();
-    if (batch < 1) throw InvalidArgument("--batch must be at least 1 image per GPU, got " + std::to_string(batch));
-    w.batch = static_cast<std::size_t>(batch);
-  }
+  static_cast<harness::WorkloadChoice&>(w) = harness::read_workload_options(vm, workloads_dir);
   w.compute_scale = vm["compute-scale"].as<double>();
   if (!(w.compute_scale > 0) || !std::isfinite(w.compute_scale))
     throw InvalidArgument("--compute-scale must be a positive number, got " + std::to_string(w.compute_scale));

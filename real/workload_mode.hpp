@@ -31,16 +31,13 @@
 #include "algorithms/dims.hpp"
 #include "harness/cli.hpp"
 #include "harness/workload.hpp"
+#include "harness/workload_cli.hpp"
 #include "real/device_setup.hpp"
 
 namespace ddl {
 
-struct WorkloadArguments {
-  std::string file;  // the workload file (a known name resolved to workloads/NAME.csv)
-  harness::Workload workload;
-  harness::BucketOptions buckets;
-  std::size_t batch = 0;
-  double compute_scale = 1.0;
+struct WorkloadArguments : harness::WorkloadChoice {
+  double compute_scale = 1.0;  // multiplies every layer's compute time
 };
 
 // MPI_Init_thread, asking for MPI_THREAD_MULTIPLE when argv holds --workload (or --workload=...),

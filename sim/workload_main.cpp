@@ -12,6 +12,7 @@
 #include "algorithms/error.hpp"
 #include "harness/sizes.hpp"
 #include "harness/workload.hpp"
+#include "harness/workload_cli.hpp"
 #include "harness/workload_report.hpp"
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
@@ -24,41 +25,7 @@ namespace ddl::sim {
 
 namespace {
 
-struct WorkloadArgs {
-  std::string workload_file;
-  harness::Workload workload;
-  harness::BucketOptions buckets;
-  std::size_t batch = 0;
-};
-
-std::size_t size_flag(const po::variables_map& vm, const char* flag) {
-  const std::string text = vm[flag].as<std::string>();
-  std::size_t bytes = 0;
-  try {
-    bytes = harness::parse_size(text);
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument(std::string("bad --") + flag + " '" + text + "': " + e.what());
-  }
-  if (bytes == 0) throw InvalidArgument(std::string("--") + flag + " must be at least 1 byte, got '" + text + "'");
-  return bytes;
-}
-
-WorkloadArgs read_workload_args(const po::variables_map& vm, const std::string& workloads_dir) {
-  WorkloadArgs a;
-  const std::string name = vm["workload"].as<std::string>();
-  // A name ending in .csv is a workload file of its own (format: workloads/README.md).
-  a.workload_file = name.size() > 4 && name.ends_with(".csv") ? name : harness::workload_path(name, workloads_dir);
-  a.workload = harness::load_workload(a.workload_file);
-  a.buckets.bucket_bytes = size_flag(vm, "bucket");
-  a.buckets.first_bucket_bytes = size_flag(vm, "first-bucket");
-  a.batch = a.workload.reference_batch;
-  if (vm.count("batch")) {
-    const int batch = vm["batch"].as<int>();
-    if (batch < 1) throw InvalidArgument("--batch must be at least 1 image per GPU, got " + std::to_string(batch));
-    a.batch = static_cast<std::size_t>(batch);
-  }
-  return a;
-}
+using WorkloadArgs = harness::WorkloadChoice;
 
 std::string ms(double seconds) {
   char buf[32];
@@ -71,7 +38,7 @@ std::vector<std::string> header_lines(const WorkloadArgs& a, const harness::Iter
   double forward = 0;
   for (double s : plan.forward_s) forward += s;
   return {
-      "ddlsim: workload " + a.workload.model + " (" + a.workload_file + "), " + std::to_string(a.workload.layers.size()) +
+      "ddlsim: workload " + a.workload.model + " (" + a.file + "), " + std::to_string(a.workload.layers.size()) +
           " layers, " + std::to_string(plan.params) + " parameters, batch " + std::to_string(a.batch) + " per GPU",
       "compute per iteration: forward " + ms(forward) + ", backward " + ms(plan.compute_s() - forward) + " (" +
           ms(a.workload.reference_iteration_s) + " at batch " + std::to_string(a.workload.reference_batch) +
@@ -143,7 +110,7 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
   std::vector<harness::WorkloadRow> rows;
   std::size_t sizes_run = 0;
   for (const std::string& file : files) {
-    std::vector<std::string> args = {"ddlsim", "--platform", file, "--workload", a.workload_file, "--batch",
+    std::vector<std::string> args = {"ddlsim", "--platform", file, "--workload", a.file, "--batch",
                                      std::to_string(a.batch), "--bucket", vm["bucket"].as<std::string>(),
                                      "--first-bucket", vm["first-bucket"].as<std::string>(), "--algo",
                                      vm["algo"].as<std::string>(), "--segment", vm["segment"].as<std::string>(),
@@ -170,11 +137,8 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
 }  // namespace
 
 void add_workload_options(po::options_description& desc) {
-  desc.add_options()("workload", po::value<std::string>(),
-                     "simulate training iterations: resnet50, resnet101, or a workload .csv file")(
-      "batch", po::value<int>(), "--workload: images per GPU (default: the workload's reference batch, 32)")(
-      "bucket", po::value<std::string>()->default_value("25M"), "--workload: gradient bucket capacity")(
-      "first-bucket", po::value<std::string>()->default_value("1M"), "--workload: capacity of the first bucket")(
+  harness::add_workload_options(desc);
+  desc.add_options()(
       "sweep", po::bool_switch(), "--workload: every <family>_<N>.xml beside --platform, one row per GPU count")(
       "sweep-max-gpus", po::value<int>(),
       "--workload: run no platform with more GPUs than this (--sweep stops at the first such size)");
@@ -185,7 +149,7 @@ bool workload_requested(const po::variables_map& vm) { return vm.count("workload
 int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions& common,
                       const std::string& platform_file, const std::string& workloads_dir, const char* program) {
   if (common.check) throw InvalidArgument("--check does not go with --workload: workload runs are timing-only");
-  const WorkloadArgs a = read_workload_args(vm, workloads_dir);
+  const WorkloadArgs a = harness::read_workload_options(vm, workloads_dir);
   const int max_gpus = vm.count("sweep-max-gpus") ? vm["sweep-max-gpus"].as<int>() : 0;
   if (vm.count("sweep-max-gpus") && max_gpus < 1)
     throw InvalidArgument("--sweep-max-gpus must be at least 1, got " + std::to_string(max_gpus));

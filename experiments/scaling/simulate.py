@@ -119,18 +119,18 @@ def main():
     p.add_argument("-o", "--output", required=True, help="runs.csv to write")
     args = p.parse_args()
 
-    todo = jobs(args.tmp)
+    pending = jobs(args.tmp)
     # Longest first (most GPUs, ring alone), so the pool does not end waiting on one long run.
-    todo.sort(key=lambda j: (os.path.getsize(j[2]), j[3] == "ring"), reverse=True)
+    pending.sort(key=lambda j: (os.path.getsize(j[2]), j[3] == "ring"), reverse=True)
     fields = ["experiment", "model", "platform", "gpus", "algo", "methods", "dims", "iter_ms", "compute_ms",
               "exposed_comm_ms", "images_per_s", "efficiency", "run_wall_s", "command"]
     rows = []
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run, args.ddlsim, j) for j in todo]
+        futures = [pool.submit(run, args.ddlsim, j) for j in pending]
         for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
             job, cmd, wall, found = f.result()
-            print(f"[{i}/{len(todo)}] {wall:7.1f} s  {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+            print(f"[{i}/{len(pending)}] {wall:7.1f} s  {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
             for r in found:
                 # Generated platforms live in a temporary folder: name it the way run.sh makes it.
                 shown = " ".join(["ddlsim"] + cmd[1:]).replace(args.tmp, "$GENERATED")
@@ -142,7 +142,7 @@ def main():
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    print(f"{len(todo)} simulations, {len(rows)} rows, {time.monotonic() - started:.0f} s wall -> {args.output}",
+    print(f"{len(pending)} simulations, {len(rows)} rows, {time.monotonic() - started:.0f} s wall -> {args.output}",
           file=sys.stderr)
 
 
