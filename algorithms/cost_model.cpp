@@ -137,11 +137,21 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& c,
   }
   if (name == "dbtree") {
     // Each tree pipelines its half in n chunks over n + 2H - 1 steps; interior nodes reduce
-    // two children's chunks per upward step.
+    // two children's chunks per upward step. In steady state a rank sends a chunk to its parent
+    // and each child in both trees at once, all through its one link: a step moves k chunks,
+    // k the largest such count over ranks (4 for p > 2: interior in one tree, leaf in the other).
     const double n = std::max<double>(
         1, static_cast<double>(dbtree_chunks({0, bytes / 2}, 1, o.segment_bytes).size()));
-    const int h = double_binary_tree(p)[0].height();
-    return (n + 2 * h - 1) * (flat.alpha + S / (2 * n) * flat.beta) + (n + h - 1) * S / n * c.gamma;
+    const auto trees = double_binary_tree(p);
+    std::size_t k = 1;
+    for (std::size_t r = 0; r < static_cast<std::size_t>(p); ++r) {
+      std::size_t sends = 0;
+      for (const BinaryTree& t : trees) sends += (t.parent[r] >= 0 ? 1 : 0) + t.children[r].size();
+      k = std::max(k, sends);
+    }
+    const int h = trees[0].height();
+    return (n + 2 * h - 1) * (flat.alpha + static_cast<double>(k) * S / (2 * n) * flat.beta) +
+           (n + h - 1) * S / n * c.gamma;
   }
   if (name == "hier") return hier(dims, c, bytes, o);
   if (name == "auto") return model_time(best_allreduce(dims, c, bytes, o), dims, c, bytes, o);

@@ -7,6 +7,9 @@
 #include <ostream>
 #include <tuple>
 
+#include "algorithms/cost_model.hpp"
+#include "harness/sizes.hpp"
+
 namespace ddl::harness {
 
 double bus_bandwidth_gbs(std::size_t bytes, double time_s, const std::string& algo, int ranks) {
@@ -176,6 +179,23 @@ void write_report(std::ostream& out, Format format, const std::vector<Row>& rows
     case Format::csv: write_csv(out, rows, columns); break;
     case Format::json: write_json(out, rows, columns); break;
   }
+}
+
+std::string auto_choices(const std::vector<std::string>& algos, const std::vector<std::size_t>& sizes,
+                         const Dims& dims, const CostParams& costs, const Options& options,
+                         const std::string& basis) {
+  if (std::find(algos.begin(), algos.end(), "auto") == algos.end() || sizes.empty()) return "";
+  // Runs of consecutive sizes with the same choice: "rhd for 8..512K".
+  std::string out = "auto picks (cost model, " + basis + "):";
+  std::size_t first = 0;
+  for (std::size_t i = 1; i <= sizes.size(); ++i) {
+    const std::string pick = best_allreduce(dims, costs, sizes[first], options);
+    if (i < sizes.size() && best_allreduce(dims, costs, sizes[i], options) == pick) continue;
+    out += (first ? ", " : " ") + pick + " for " + format_size(sizes[first]) +
+           (i - 1 > first ? ".." + format_size(sizes[i - 1]) : "");
+    first = i;
+  }
+  return out;
 }
 
 }  // namespace ddl::harness

@@ -8,6 +8,7 @@
 #include <memory>
 #include <sstream>
 
+#include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
 #include "harness/cli.hpp"
 #include "harness/report.hpp"
@@ -131,6 +132,10 @@ std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& l
   h.push_back("time: median of " + std::to_string(a.common.iters) + " iterations after " +
               std::to_string(a.common.warmup) + " warm-ups, each the slowest rank after a barrier");
   if (a.baseline_mpi && no_baseline) h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
+  // ddlrun knows no machine figures, so auto ranks the algorithms for a uniform network.
+  const std::string picks = harness::auto_choices(a.common.algos, a.common.sizes, dims, uniform_costs(dims),
+                                                  harness::algorithm_options(a.common, dims), "uniform network");
+  if (!picks.empty()) h.push_back(picks);
   return h;
 }
 

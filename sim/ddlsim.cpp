@@ -88,6 +88,9 @@ std::vector<std::string> header_lines(const sim::Platform& platform, const Dims&
          gbs(cost.per_dim[d].beta) + " GB/s;";
   m += " gamma " + gbs(cost.gamma) + " GB/s of reduce result";
   h.push_back(m);
+  Options options = harness::algorithm_options(o, dims);
+  const std::string picks = harness::auto_choices(o.algos, o.sizes, dims, cost, options, "platform figures");
+  if (!picks.empty()) h.push_back(picks);
   return h;
 }
 

@@ -53,6 +53,20 @@ TEST_CASE("hier: chain in the node, ring among leaders", "[cost]") {
   CHECK(model_time("hier", Dims::parse("4x2"), two_level, 8000, Options{}) == Approx(77.4e-6));
 }
 
+TEST_CASE("dbtree: every rank's sends of a step share its link", "[cost]") {
+  // p = 2: each rank is root of one tree and leaf of the other, so it sends 2 chunks a step;
+  // 256 KiB gives 2 chunks of 64 KiB per tree and H = 1: 3 steps of (α + 2 · 64 KiB β), plus
+  // 2 steps' reductions of S/2 each.
+  const double S = 256 * 1024;
+  CHECK(model_time("dbtree", Dims::flat(2), one_level, 256 * 1024, Options{}) ==
+        Approx(3 * (1e-6 + 2 * S / 4 * 1e-9) + 2 * S / 2 * 1e-10));
+  // p = 8: some rank is interior in one tree (parent + 2 children) and a leaf in the other:
+  // 4 chunks a step.
+  const int h = 3;  // ceil(log2 8)
+  CHECK(model_time("dbtree", Dims::flat(8), one_level, 256 * 1024, Options{}) ==
+        Approx((2 + 2 * h - 1) * (1e-6 + 4 * S / 4 * 1e-9) + (2 + h - 1) * S / 2 * 1e-10));
+}
+
 TEST_CASE("auto takes the argmin", "[cost]") {
   const Options o;
   const Dims flat16 = Dims::flat(16);
