@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <functional>
+#include <limits>
 
 #include "algorithms/error.hpp"
 
@@ -9,8 +10,13 @@ namespace ddl {
 
 Dims::Dims(std::vector<int> extents) : extents_(std::move(extents)) {
   if (extents_.empty()) throw InvalidArgument("dims: at least one dimension is needed");
-  for (int e : extents_)
+  long long product = 1;
+  for (int e : extents_) {
     if (e < 1) throw InvalidArgument("dims: every dimension must be >= 1, got " + std::to_string(e));
+    product *= e;
+    if (product > std::numeric_limits<int>::max())
+      throw InvalidArgument("dims '" + to_string() + "' describe more ranks than an int holds");
+  }
 }
 
 Dims Dims::parse(std::string_view text) {

@@ -38,6 +38,7 @@ TEST_CASE("bad dims strings are errors that quote the input", "[dims]") {
       CHECK(std::string(e.what()).find("'" + std::string(bad) + "'") != std::string::npos);
     }
   }
+  CHECK_THROWS_WITH(Dims::parse("65536x65536"), Catch::Contains("'65536x65536'"));
   CHECK_THROWS_WITH(Dims::parse("4x4").require_world(8),
                     Catch::Contains("'4x4'") && Catch::Contains("16") && Catch::Contains("8"));
 }
