@@ -115,6 +115,9 @@ std::string platform_xml(const PlatformModel& m, const std::vector<std::string>&
     << "    <prop id=\"ddl_gpus\" value=\"" << m.ranks << "\"/>\n"
     << "    <prop id=\"ddl_lat_factors\" value=\"" << lat << "\"/><!-- ping-pong fit: latency of each size range / route latency -->\n"
     << "    <prop id=\"ddl_bw_factors\" value=\"" << bw << "\"/><!-- ping-pong fit: bandwidth of each size range / route bottleneck -->\n";
+  if (!m.memory_factors.empty())
+    x << "    <prop id=\"ddl_memory_factors\" value=\"" << m.memory_factors
+      << "\"/><!-- reduce throughput (all ranks) at each size / memory_bandwidth / 3 -->\n";
   for (int r = 0; r < m.ranks; ++r)
     x << "    <host id=\"gpu" << r << "\" speed=\"1Gf\"><prop id=\"ddl_rank\" value=\"" << r
       << "\"/><prop id=\"memory_bandwidth\" value=\"" << number(m.memory_bandwidth)

@@ -40,6 +40,9 @@ struct PlatformModel {
   double bus_bandwidth = 0;       // B/s, capacity of the bus
   double memory_bandwidth = 0;    // B/s, what the simulator divides 3n (reduce) by
   std::string lat_factors, bw_factors;
+  // ddl_memory_factors ("BYTES:FACTOR;..."): float sum reduce throughput with every rank
+  // reducing, per size, relative to the throughput memory_bandwidth stands for; empty: none.
+  std::string memory_factors;
 };
 
 // The simulated per-flow time of a contended point on `model`, as CM02 computes it.

@@ -156,6 +156,8 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   // factor would stall the message forever.
   p.latency_factors = read_factors(engine, file, "ddl_lat_factors", true);
   p.bandwidth_factors = read_factors(engine, file, "ddl_bw_factors", false);
+  // A zero memory factor would make local work take forever.
+  p.memory_factors = read_factors(engine, file, "ddl_memory_factors", false);
   using Links = std::vector<simgrid::s4u::Link*>;
   using Zones = std::unordered_set<simgrid::s4u::NetZone*>;
   auto* model = engine.get_netzone_root()->get_network_model();

@@ -50,6 +50,11 @@ struct Platform {
   std::optional<Dims> natural_dims;       // the top zone's ddl_dims, when present
   FactorTable latency_factors;            // empty: every factor is 1
   FactorTable bandwidth_factors;
+  // Root zone property `ddl_memory_factors` ("BYTES:FACTOR;...", factors > 0): a local
+  // operation on n bytes runs at memory_bandwidth x factor_at(memory_factors, n), because a
+  // real machine's reduce/copy throughput depends on whether the operands fit its caches.
+  // Empty: every size runs at memory_bandwidth.
+  FactorTable memory_factors;
 
   int ranks() const { return static_cast<int>(gpus.size()); }
 };
@@ -58,7 +63,8 @@ struct Platform {
 // file, a file SimGrid cannot parse, no GPU hosts, ranks that are not 0..p-1 exactly once, a
 // missing or non-positive memory_bandwidth, a ddl_dims that does not fit, or malformed factors.
 // When the root zone carries ddl_lat_factors / ddl_bw_factors, installs them as the network
-// model's per-message factor callbacks.
+// model's per-message factor callbacks; ddl_memory_factors (malformed: InvalidArgument) scales
+// local work by size (see Platform::memory_factors).
 Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file);
 
 // --dims when given (its product must equal the GPU count), else the platform's ddl_dims,

@@ -164,10 +164,12 @@ void SimCommunicator::wait(Request& r) {
   if (kind == Kind::recv) finish_recv(s);  // the slot stays intact until reused
 }
 
-void SimCommunicator::spend_memory_time(double bytes_touched) {
+void SimCommunicator::spend_memory_time(double bytes_touched, std::size_t op_bytes) {
   if (bytes_touched <= 0) return;
+  const double bandwidth =
+      memory_bandwidth_ * factor_at(world_.platform->memory_factors, static_cast<double>(op_bytes));
   try {
-    simgrid::s4u::this_actor::sleep_for(bytes_touched / memory_bandwidth_);
+    simgrid::s4u::this_actor::sleep_for(bytes_touched / bandwidth);
   } catch (const simgrid::Exception& e) {
     throw BackendError("rank " + std::to_string(rank_) + ": local memory work: " + e.what());
   }
@@ -177,19 +179,19 @@ void SimCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp o
   DDL_CHECK(inout.bytes == in.bytes, "reduce of views of different sizes");
   DDL_CHECK(inout.bytes % dtype_size(type) == 0, "reduce of a partial element");
   if (world_.payload && inout.bytes) host_reduce(inout.data, in.data, inout.bytes / dtype_size(type), type, op);
-  spend_memory_time(3.0 * static_cast<double>(inout.bytes));
+  spend_memory_time(3.0 * static_cast<double>(inout.bytes), inout.bytes);
 }
 
 void SimCommunicator::copy(MutView dst, ConstView src) {
   DDL_CHECK(dst.bytes == src.bytes, "copy between views of different sizes");
   if (world_.payload && dst.bytes) std::memmove(dst.data, src.data, dst.bytes);
-  spend_memory_time(2.0 * static_cast<double>(dst.bytes));
+  spend_memory_time(2.0 * static_cast<double>(dst.bytes), dst.bytes);
 }
 
 void SimCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
   DDL_CHECK(inout.bytes % dtype_size(type) == 0, "divide of a partial element");
   if (world_.payload && inout.bytes) host_divide(inout.data, inout.bytes / dtype_size(type), type, divisor);
-  spend_memory_time(2.0 * static_cast<double>(inout.bytes));
+  spend_memory_time(2.0 * static_cast<double>(inout.bytes), inout.bytes);
 }
 
 MutView SimCommunicator::acquire_scratch(std::size_t bytes) {

@@ -16,6 +16,8 @@
 //   reduce(n bytes) = 3n / M  (reads inout and in, writes inout)
 //   copy(n bytes)   = 2n / M  (reads src, writes dst)
 //   divide(n bytes) = 2n / M  (reads and writes inout)
+// where M is the host's memory_bandwidth times the platform's memory factor for n (1 when the
+// platform has no ddl_memory_factors): throughput on a real machine depends on the size.
 // as a sleep of the acting rank: memory traffic, not flops, so it does not share the host's
 // CPU model with compute(). compute(s) is an Exec of s * host speed flops.
 #pragma once
@@ -79,7 +81,7 @@ class SimCommunicator : public Communicator {
   Request take_slot(Kind kind, int peer, int tag, Slot*& slot);
   Slot& slot_of(const Request& r);
   void finish_recv(Slot& s);
-  void spend_memory_time(double bytes_touched);
+  void spend_memory_time(double bytes_touched, std::size_t op_bytes);
 
   const SimWorld& world_;
   const int rank_;
