@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -69,5 +70,15 @@ inline std::string ddlsim() { return DDL_DDLSIM; }
 inline std::string probe() { return DDL_SIM_PROBE; }
 inline std::string fixture(const std::string& name) { return std::string(DDL_SIM_FIXTURES) + "/" + name; }
 inline std::string platform(const std::string& name) { return std::string(DDL_PLATFORMS) + "/" + name; }
+
+// A bad input: non-zero exit, nothing on stdout, exactly one line on stderr naming the problem.
+inline void check_rejected_command(const std::string& command, const std::string& names) {
+  const ChildResult r = run_child(command);
+  INFO(command << "\nstderr: " << r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.out.empty());
+  CHECK(split(r.err, '\n').size() == 1);
+  CHECK(r.err.find(names) != std::string::npos);
+}
 
 }  // namespace ddl::test

@@ -22,12 +22,7 @@ std::string temp_path(const std::string& name) {
 }
 
 void check_trace_rejected(const std::string& args, const std::string& names) {
-  const ChildResult r = run_child(ddlsim() + " --platform " + fixture("star_8.xml") + " -b 1K -e 1K " + args);
-  INFO(args << "\nstderr: " << r.err);
-  CHECK(r.exit_code != 0);
-  CHECK(r.out.empty());
-  CHECK(split(r.err, '\n').size() == 1);
-  CHECK(r.err.find(names) != std::string::npos);
+  check_rejected_command(ddlsim() + " --platform " + fixture("star_8.xml") + " -b 1K -e 1K " + args, names);
 }
 
 }  // namespace
