@@ -5,6 +5,7 @@
 #pragma once
 
 #include <sched.h>
+#include <time.h>
 
 #include <chrono>
 #include <string>
@@ -16,7 +17,7 @@ namespace ddl {
 // Calls done() until it returns true. After timeout_s seconds throws Timeout with the text
 // describe() returns (called only then); on_timeout() then releases what was awaited.
 template <typename Done, typename Describe, typename OnTimeout>
-void poll_until(Done&& done, double timeout_s, Describe&& describe, OnTimeout&& on_timeout) {
+void poll_until(Done&& done, double timeout_s, Describe&& describe, OnTimeout&& on_timeout, bool quiet = false) {
   using clock = std::chrono::steady_clock;
   const auto deadline =
       clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s));
@@ -30,7 +31,12 @@ void poll_until(Done&& done, double timeout_s, Describe&& describe, OnTimeout&& 
         on_timeout();
         throw Timeout(why);
       }
-      sched_yield();
+      if (quiet) {
+        const timespec pause{0, 50000};
+        nanosleep(&pause, nullptr);
+      } else {
+        sched_yield();
+      }
     }
   }
 }

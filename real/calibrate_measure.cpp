@@ -27,10 +27,14 @@ void quiet_barrier(MPI_Comm comm) {
   }
 }
 
-// Enough back-to-back messages that one batch lasts well above the clock's resolution and the
-// per-batch start skew, without making large sizes slow: ~4 MB moved per batch, 1..64 messages.
+// Messages are timed as collectives send them: a send buffer was just written by its rank (a
+// reduce's output, the application's data), so the copy reads lines dirty in the sender's
+// cache, which costs up to twice as much as re-sending a clean buffer (measured here: a 512 KB
+// exchange 29 us clean, 67 us freshly written). Each repetition therefore writes a batch of
+// distinct send buffers, ~256 KB in all (1..64 of them: enough messages that a batch outlasts
+// the clock's resolution and the line-up skew, few enough bytes that they stay in cache).
 int batch_size(std::size_t bytes) {
-  return static_cast<int>(std::clamp<std::size_t>((std::size_t{4} << 20) / std::max<std::size_t>(bytes, 1), 1, 64));
+  return static_cast<int>(std::clamp<std::size_t>((std::size_t{256} << 10) / std::max<std::size_t>(bytes, 1), 1, 64));
 }
 
 // One message of `pattern` for this rank; false when the rank takes no part.
@@ -69,21 +73,29 @@ bool step(MpiCommunicator& comm, Pattern pattern, MutView send, MutView recv) {
   return false;
 }
 
-// body() on the taking-part ranks, timed per repetition; the slowest rank's time per repetition.
-template <typename Body>
-std::vector<double> time_reps(MpiCommunicator& comm, int reps, int batch, Body&& body) {
+// Per repetition: prepare(rep) on every rank, a quiet barrier, line_up() (untimed; false on a
+// rank that takes no part), then body(0..batch-1) timed; the slowest rank's mean per body().
+template <typename Prepare, typename LineUp, typename Body>
+std::vector<double> time_reps(MpiCommunicator& comm, int reps, int batch, Prepare&& prepare, LineUp&& line_up,
+                              Body&& body) {
   std::vector<double> t(static_cast<std::size_t>(reps), 0.0);
-  body();  // warm-up: first-touch, protocol set-up
+  body(0);  // warm-up: first-touch, protocol set-up
   for (int i = 0; i < reps; ++i) {
+    prepare(i);
     quiet_barrier(comm.comm());
-    // A first untimed message lines the participants up; the batch after it is timed.
-    if (!body()) continue;
+    if (!line_up()) continue;
     const double start = comm.now();
-    for (int b = 0; b < batch; ++b) body();
+    for (int b = 0; b < batch; ++b) body(b);
     t[static_cast<std::size_t>(i)] = (comm.now() - start) / batch;
   }
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, t.data(), reps, MPI_DOUBLE, MPI_MAX, comm.comm()), "MPI_Allreduce (times)");
   return t;
+}
+
+// Local work after an untimed run of the same work (which also lines the ranks up).
+template <typename Body>
+std::vector<double> time_local(MpiCommunicator& comm, int reps, Body&& body) {
+  return time_reps(comm, reps, 1, [](int) {}, body, [&](int) { body(); });
 }
 
 }  // namespace
@@ -100,8 +112,18 @@ const char* to_string(Pattern p) {
 
 std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::size_t bytes, int reps) {
   DDL_CHECK(comm.size() >= 2, "calibration needs at least 2 ranks");
-  MutView send = comm.acquire_scratch(bytes), recv = comm.acquire_scratch(bytes);
-  std::vector<double> t = time_reps(comm, reps, batch_size(bytes), [&] { return step(comm, pattern, send, recv); });
+  const int batch = batch_size(bytes);
+  const std::size_t tiny = 8;
+  MutView send = comm.acquire_scratch(bytes * static_cast<std::size_t>(batch)), recv = comm.acquire_scratch(bytes);
+  MutView tiny_send = comm.acquire_scratch(tiny), tiny_recv = comm.acquire_scratch(tiny);
+  std::vector<double> t = time_reps(
+      comm, reps, batch, [&](int rep) { std::memset(send.data, rep & 0xff, send.bytes); },
+      // A tiny message of the same pattern lines the participants up without reading (and so
+      // cleaning) the freshly written buffers.
+      [&] { return step(comm, pattern, tiny_send, tiny_recv); },
+      [&](int b) { step(comm, pattern, send.slice(static_cast<std::size_t>(b) * bytes, bytes), recv); });
+  comm.release_scratch(tiny_recv);
+  comm.release_scratch(tiny_send);
   comm.release_scratch(recv);
   comm.release_scratch(send);
   if (pattern == Pattern::pingpong)
@@ -116,7 +138,7 @@ std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t b
   std::memset(a.data, 0, bytes);
   std::memset(b.data, 0, bytes);
   const bool mine = all_ranks || comm.rank() == 0;
-  std::vector<double> t = time_reps(comm, reps, 1, [&] {
+  std::vector<double> t = time_local(comm, reps, [&] {
     if (mine) host_reduce(a.data, b.data, count, type, ReduceOp::sum);
     return mine;
   });
@@ -128,7 +150,7 @@ std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t b
 std::vector<double> time_copy(MpiCommunicator& comm, std::size_t bytes, int reps, bool all_ranks) {
   MutView a = comm.acquire_scratch(bytes), b = comm.acquire_scratch(bytes);
   const bool mine = all_ranks || comm.rank() == 0;
-  std::vector<double> t = time_reps(comm, reps, 1, [&] {
+  std::vector<double> t = time_local(comm, reps, [&] {
     if (mine) comm.copy(a, b);
     return mine;
   });

@@ -26,8 +26,9 @@ enum class Pattern {
 const char* to_string(Pattern p);
 
 // Per repetition, seconds of one message (pingpong: one way; others: one exchange), each the
-// mean over a batch of back-to-back messages that lasts long enough for the clock. The result
-// is valid on every rank.
+// mean over a batch of back-to-back messages that lasts long enough for the clock, sent from
+// buffers their ranks have just written (as a collective's are: see batch_size). The result is
+// valid on every rank.
 std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::size_t bytes, int reps);
 
 // Per repetition, seconds of host_reduce (sum) or memmove over `bytes`, on rank 0 alone

@@ -49,11 +49,13 @@ double squared_error(const PlatformModel& m, const std::vector<ContendedPoint>& 
 }  // namespace
 
 double predict(const PlatformModel& m, const ContendedPoint& p) {
+  // Each flow's share of a link is capacity / flows (one size, one factor); its speed is the
+  // lone speed scaled by the tightest share relative to the reference capacity R.
   const Segment& s = segment_at(m.pingpong, p.bytes);
-  double rate = s.bandwidth();
-  rate = std::min(rate, m.host_bandwidth / std::max(p.flows_per_host, 1));
-  rate = std::min(rate, m.bus_bandwidth / std::max(p.flows, 1));
-  return s.latency_s + p.bytes / rate;
+  const double reference = std::min(m.host_bandwidth, m.bus_bandwidth);
+  const double share = std::min(m.host_bandwidth / std::max(p.flows_per_host, 1),
+                                m.bus_bandwidth / std::max(p.flows, 1));
+  return s.latency_s + p.bytes / (s.bandwidth() * std::min(1.0, share / reference));
 }
 
 PlatformModel model_from_pingpong(int ranks, const std::vector<Segment>& pingpong, double largest_bytes,
@@ -66,40 +68,44 @@ PlatformModel model_from_pingpong(int ranks, const std::vector<Segment>& pingpon
   // The first range's latency is the route's; a zero (fitted) latency still needs a positive
   // reference for the factors, so 1 ns stands in and the factor carries the rest.
   m.route_latency = std::max(pingpong.front().latency_s, 1e-9);
-  m.host_bandwidth = m.bus_bandwidth = lone_flow_capacity(pingpong, largest_bytes);
+  // R at least the fastest lone flow keeps every bandwidth factor <= 1.
+  m.host_bandwidth = lone_flow_capacity(pingpong, largest_bytes);
+  m.bus_bandwidth = 1000 * m.host_bandwidth;
   return m;
 }
 
 void choose_capacities(PlatformModel& m, const std::vector<ContendedPoint>& points) {
-  const double floor = std::min(m.host_bandwidth, m.bus_bandwidth);
-  // Candidates: the capacity each point would imply if that resource alone limited it, and
-  // "unlimited" (a thousand times the floor).
-  std::vector<double> host{floor, 1000 * floor}, bus{floor, 1000 * floor};
+  const double reference = m.host_bandwidth;
+  // Only points whose lone time is mostly transfer say anything about capacity: a latency-bound
+  // exchange that is slow under contention is slow for reasons (scheduling, polling) that no
+  // capacity represents, and fitting k to it would slow every large transfer instead.
+  std::vector<ContendedPoint> bound;
   for (const ContendedPoint& p : points) {
-    const double transfer = p.seconds - segment_at(m.pingpong, p.bytes).latency_s;
-    if (transfer <= 0) continue;
-    const double per_flow = p.bytes / transfer;
-    if (per_flow * p.flows_per_host >= floor) host.push_back(per_flow * p.flows_per_host);
-    if (per_flow * p.flows >= floor) bus.push_back(per_flow * p.flows);
+    const Segment& s = segment_at(m.pingpong, p.bytes);
+    if (p.bytes * s.seconds_per_byte >= s.latency_s) bound.push_back(p);
   }
-  PlatformModel best = m;
-  best.host_bandwidth = best.bus_bandwidth = 1000 * floor;
-  double best_error = points.empty() ? 0 : squared_error(best, points);
-  for (double h : host)
-    for (double b : bus) {
-      PlatformModel trial = m;
-      trial.host_bandwidth = h;
-      trial.bus_bandwidth = b;
-      const double e = squared_error(trial, points);
-      if (e < best_error * (1 - 1e-12)) best_error = e, best = trial;
-    }
-  m.host_bandwidth = best.host_bandwidth;
-  m.bus_bandwidth = best.bus_bandwidth;
+  // Candidates: the k at which each point's measured speed is what the model predicts, if the
+  // bus limits it (k = flows x measured / lone speed), and "unlimited".
+  std::vector<double> ks{1000};
+  for (const ContendedPoint& p : bound) {
+    const Segment& s = segment_at(m.pingpong, p.bytes);
+    const double transfer = p.seconds - s.latency_s;
+    if (transfer <= 0) continue;
+    ks.push_back(std::max(1.0, p.flows * (p.bytes / transfer) / s.bandwidth()));
+  }
+  double best_k = 1000, best_error = -1;
+  for (double k : ks) {
+    PlatformModel trial = m;
+    trial.bus_bandwidth = k * reference;
+    const double e = squared_error(trial, bound);
+    if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best_k = k;
+  }
+  m.bus_bandwidth = best_k * reference;
 }
 
 std::string platform_xml(const PlatformModel& m, const std::vector<std::string>& notes) {
   if (m.ranks < 2) throw InvalidArgument("calibration: a platform needs at least 2 ranks");
-  // SimGrid caps a flow at factor x the route's bottleneck capacity: factors are relative to it.
+  // A lone flow runs at factor x the route's bottleneck capacity: factors are relative to it.
   const double bottleneck = std::min(m.host_bandwidth, m.bus_bandwidth);
   std::string lat, bw;
   for (const Segment& s : m.pingpong) {
@@ -125,14 +131,17 @@ std::string platform_xml(const PlatformModel& m, const std::vector<std::string>&
   x << "    <router id=\"center\"/>\n";
   for (int r = 0; r < m.ranks; ++r)
     x << "    <link id=\"gpu" << r << "-link\" bandwidth=\"" << number(m.host_bandwidth) << "Bps\" latency=\""
-      << number(m.route_latency / 2) << "s\" sharing_policy=\"SHARED\"/><!-- a rank's sends and receives share its core -->\n";
+      << number(m.route_latency / 2)
+      << "s\" sharing_policy=\"SPLITDUPLEX\"/><!-- split duplex: a rank's inbound and outbound copies do not slow each other -->\n";
   x << "    <link id=\"bus\" bandwidth=\"" << number(m.bus_bandwidth)
-    << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\"/><!-- every transfer shares the machine's cores and memory -->\n";
+    << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\"/><!-- all copies share the machine's cores and memory: "
+    << number(m.bus_bandwidth / bottleneck) << " lone flows' worth -->\n";
   for (int a = 0; a < m.ranks; ++a)
     for (int b = 0; b < m.ranks; ++b)
       if (a != b)
         x << "    <route src=\"gpu" << a << "\" dst=\"gpu" << b << "\" symmetrical=\"NO\"><link_ctn id=\"gpu" << a
-          << "-link\"/><link_ctn id=\"bus\"/><link_ctn id=\"gpu" << b << "-link\"/></route>\n";
+          << "-link\" direction=\"UP\"/><link_ctn id=\"bus\"/><link_ctn id=\"gpu" << b
+          << "-link\" direction=\"DOWN\"/></route>\n";
   x << "  </zone>\n</platform>\n";
   return x.str();
 }

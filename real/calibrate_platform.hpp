@@ -2,17 +2,20 @@
 //
 // Model: p GPU-like hosts gpu0..gpu<p-1> (ddl_rank r, memory_bandwidth from the measured reduce
 // throughput), each with its own link to a central router. A message i -> j crosses host i's
-// link, the shared "bus" and host j's link:
+// link (up), the shared "bus" and host j's link (down):
 //   - ping-pong (one flow alone) is reproduced by the piecewise fit: the route latency is the
 //     first size range's latency and each range's latency and bandwidth are latency/bandwidth
 //     factors of the route (root zone properties ddl_lat_factors / ddl_bw_factors, which
 //     sim/platform.cpp installs as SimGrid factor callbacks);
-//   - contention is capacity: SimGrid caps a flow at (bandwidth factor x route bottleneck) but
-//     flows crossing one link share that link's own capacity. Host links are SHARED (a rank's
-//     sends and receives are copies done by the same core) and the bus is SHARED (all ranks share
-//     the machine's cores and memory). Their capacities are fitted to the bidirectional, pairs
-//     and ring measurements (see choose_capacities), never below the fastest single flow, so
-//     the ping-pong stays exact.
+//   - contention is capacity. SimGrid 3.32 applies a flow's bandwidth factor f as a weight: the
+//     flow moves f bytes per byte of link capacity it is given (measured: sim_pingpong
+//     --pattern), so flows of one size crossing a link of capacity C get f C / n each whatever f
+//     is, and capacities only carry *relative* slowdowns. Host links are SPLITDUPLEX with the
+//     capacity R that factors are relative to: on shared memory the receiver's core does the
+//     copy, so a rank's one inbound and one outbound flow do not slow each other, two inbound
+//     ones halve. The bus is SHARED with capacity k R: k flows at once run at the lone speed,
+//     more share k R (k is about the machine's cores that copy at once), fitted to the
+//     bidirectional, pairs and ring measurements (see choose_capacities).
 #pragma once
 
 #include <optional>
@@ -23,21 +26,21 @@
 
 namespace ddl::calibrate {
 
-// Measured per-flow time of `flows_per_host` flows through each host link and `flows` through
-// the bus, at one size (median over repetitions).
+// Measured per-flow time of `flows_per_host` flows through one direction of the busiest host
+// link and `flows` through the bus, at one size (median over repetitions).
 struct ContendedPoint {
   double bytes = 0;
   double seconds = 0;
   int flows = 0;           // concurrent flows in the whole machine
-  int flows_per_host = 0;  // flows (in + out) crossing the busiest host link
+  int flows_per_host = 0;  // flows in one direction of the busiest host link
 };
 
 struct PlatformModel {
   int ranks = 0;
   std::vector<Segment> pingpong;  // one flow alone
   double route_latency = 0;       // s, host link + host link (bus has none)
-  double host_bandwidth = 0;      // B/s, capacity of each host link
-  double bus_bandwidth = 0;       // B/s, capacity of the bus
+  double host_bandwidth = 0;      // B/s, R: each direction of each host link (factors' reference)
+  double bus_bandwidth = 0;       // B/s, k R: the bus
   double memory_bandwidth = 0;    // B/s, what the simulator divides 3n (reduce) by
   std::string lat_factors, bw_factors;
   // ddl_memory_factors ("BYTES:FACTOR;..."): float sum reduce throughput with every rank
@@ -48,9 +51,9 @@ struct PlatformModel {
 // The simulated per-flow time of a contended point on `model`, as CM02 computes it.
 double predict(const PlatformModel& model, const ContendedPoint& point);
 
-// Host and bus capacities (starting from model_from_pingpong's, the least that keeps a lone
-// flow exact) that best fit the contended points (least squares on relative
-// error over candidate capacities), each at least the fastest single flow.
+// The bus capacity k R (k >= 1) that best fits the contended points whose lone time is mostly
+// transfer (latency-bound ones carry no capacity information): least squares on relative error
+// over the k each point implies alone, and "unlimited" (k = 1000).
 void choose_capacities(PlatformModel& model, const std::vector<ContendedPoint>& points);
 
 // Fills route latency, factor strings and default capacities from the ping-pong fit.

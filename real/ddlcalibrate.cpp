@@ -117,9 +117,9 @@ int run(int argc, char** argv) {
   // Messages: one flow alone, then the contended patterns.
   std::vector<Point> lone;
   std::vector<ContendedPoint> contended;
-  std::vector<std::pair<Pattern, ContendedPoint>> kinds = {{Pattern::bidirectional, {0, 0, 2, 2}}};
-  if (size >= 4) kinds.push_back({Pattern::pairs, {0, 0, size / 2 * 2, 2}});
-  if (size >= 3) kinds.push_back({Pattern::ring, {0, 0, size, 2}});
+  std::vector<std::pair<Pattern, ContendedPoint>> kinds = {{Pattern::bidirectional, {0, 0, 2, 1}}};
+  if (size >= 4) kinds.push_back({Pattern::pairs, {0, 0, size / 2 * 2, 1}});
+  if (size >= 3) kinds.push_back({Pattern::ring, {0, 0, size, 1}});
   json messages = json::array();
   for (std::size_t bytes : args.sizes) {
     json row = {{"bytes", bytes}};

@@ -165,8 +165,24 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
     model->set_lat_factor_cb([t = p.latency_factors](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
                                                      const Links&, const Zones&) { return factor_at(t, size); });
   if (!p.bandwidth_factors.empty())
-    model->set_bw_factor_cb([t = p.bandwidth_factors](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
-                                                      const Links&, const Zones&) { return factor_at(t, size); });
+    model->set_bw_factor_cb([bw = p.bandwidth_factors, lat = p.latency_factors, footprint = p.footprint_bytes](
+                                double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
+                                const Links& links, const Zones&) {
+      const double f = *footprint;
+      if (f <= size || size <= 0 || links.empty()) return factor_at(bw, size);
+      // A piece of a larger operation takes the longer of its own fitted time and its share of
+      // the whole footprint's fitted time (size / f of it): latency-bound pieces keep their
+      // per-message cost, pieces of a footprint that streams from memory move at its rate.
+      double route_latency = 0, bottleneck = links.front()->get_bandwidth();
+      for (const simgrid::s4u::Link* l : links) {
+        route_latency += l->get_latency();
+        bottleneck = std::min(bottleneck, l->get_bandwidth());
+      }
+      const double own_latency = factor_at(lat, size) * route_latency;
+      const double footprint_seconds = factor_at(lat, f) * route_latency + f / (factor_at(bw, f) * bottleneck);
+      const double transfer = std::max(size / (factor_at(bw, size) * bottleneck), size / f * footprint_seconds - own_latency);
+      return size / transfer / bottleneck;
+    });
   return p;
 }
 

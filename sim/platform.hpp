@@ -4,7 +4,9 @@
 // simulation starts; one Engine per process (a SimGrid rule).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -55,7 +57,15 @@ struct Platform {
   // real machine's reduce/copy throughput depends on whether the operands fit its caches.
   // Empty: every size runs at memory_bandwidth.
   FactorTable memory_factors;
+  // Bytes of the collective being simulated (0: unknown). Where bytes sit in the caches depends
+  // on the footprint of the whole operation, not on the piece one message or reduce moves: a
+  // 64 KB chunk of a 64 MB allreduce streams from memory. So the bandwidth and memory factors
+  // are looked up at max(piece, footprint); latency factors stay per message (protocol costs).
+  // Shared with the factor callbacks; whoever runs a collective sets it.
+  std::shared_ptr<double> footprint_bytes = std::make_shared<double>(0.0);
 
+  // The size at which the bandwidth and memory factors of a piece of `bytes` are looked up.
+  double factor_key(double bytes) const { return std::max(bytes, *footprint_bytes); }
   int ranks() const { return static_cast<int>(gpus.size()); }
 };
 

@@ -18,6 +18,7 @@
 #include "algorithms/error.hpp"
 #include "child_process.hpp"
 #include "real/calibrate_fit.hpp"
+#include "real/calibrate_platform.hpp"
 #include "sim/platform.hpp"
 
 using namespace ddl;
@@ -59,6 +60,62 @@ TEST_CASE("factor tables: the largest threshold at or below the size wins, 1 bel
   CHECK_THROWS_WITH(sim::parse_factors("8:1;4:1", true), Catch::Contains("byte thresholds must increase"));
   CHECK_THROWS_WITH(sim::parse_factors("8=1", true), Catch::Contains("'8=1' is not BYTES:FACTOR"));
   CHECK_THROWS_WITH(sim::parse_factors("x:1", true), Catch::Contains("'x' is not a byte count"));
+}
+
+namespace {
+
+// The simulated per-flow seconds of `pattern` at each size on platform `xml` (sim_pingpong).
+std::vector<double> simulate_pattern(const std::string& xml, const std::string& pattern,
+                                     const std::vector<std::size_t>& sizes) {
+  std::string command = std::string(DDL_SIM_PINGPONG) + " " + xml + " --pattern " + pattern;
+  for (std::size_t s : sizes) command += " " + std::to_string(s);
+  const ChildResult r = run_child(command);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  std::vector<double> seconds;
+  for (const std::string& line : split(r.out, '\n')) seconds.push_back(std::stod(split(line, ' ').at(1)));
+  REQUIRE(seconds.size() == sizes.size());
+  return seconds;
+}
+
+}  // namespace
+
+TEST_CASE("the calibrator predicts the contention the simulator computes", "[calibrate]") {
+  // Two size ranges; measured contention that a bus of 2 lone flows explains exactly: an
+  // exchange of 2 flows runs at the lone speed, 4 flows (pairs, ring) at half of it.
+  const std::vector<calibrate::Segment> lone{{0, 2e-6, 1 / 5e9}, {1 << 20, 10e-6, 1 / 10e9}};
+  calibrate::PlatformModel m = calibrate::model_from_pingpong(4, lone, 16 << 20, 30e9);
+  std::vector<calibrate::ContendedPoint> points;
+  const std::vector<std::size_t> sizes{65536, 4 << 20};
+  for (std::size_t bytes : sizes) {
+    const calibrate::Segment& range = lone[bytes < (1 << 20) ? 0 : 1];
+    const double transfer = static_cast<double>(bytes) * range.seconds_per_byte;
+    points.push_back({static_cast<double>(bytes), range.latency_s + transfer, 2, 1});
+    points.push_back({static_cast<double>(bytes), range.latency_s + 2 * transfer, 4, 1});
+  }
+  // A latency-bound exchange ten times slower under contention says nothing about capacity.
+  std::vector<calibrate::ContendedPoint> with_latency_bound = points;
+  with_latency_bound.push_back({64, 10 * calibrate::evaluate(lone, 64), 4, 1});
+  calibrate::choose_capacities(m, with_latency_bound);
+  CHECK(m.bus_bandwidth == Approx(2 * m.host_bandwidth).epsilon(1e-9));
+
+  char dir_template[] = "/tmp/ddl_contention_XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string xml = std::string(dir_template) + "/model.xml";
+  std::ofstream(xml) << calibrate::platform_xml(m, {});
+  for (const auto& [pattern, flows] : std::vector<std::pair<std::string, int>>{
+           {"pingpong", 1}, {"bidirectional", 2}, {"pairs", 4}, {"ring", 4}}) {
+    const std::vector<double> simulated = simulate_pattern(xml, pattern, sizes);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const double predicted = calibrate::predict(m, {static_cast<double>(sizes[i]), 0, flows, 1});
+      INFO(pattern << " " << sizes[i] << " B: simulated " << simulated[i] << " s, predicted " << predicted << " s");
+      CHECK(simulated[i] == Approx(predicted).epsilon(0.01));
+    }
+  }
+  // The measured points themselves are reproduced exactly.
+  for (const calibrate::ContendedPoint& p : points) CHECK(calibrate::predict(m, p) == Approx(p.seconds).epsilon(1e-9));
+  std::remove(xml.c_str());
+  std::remove(dir_template);
 }
 
 TEST_CASE("calibrated platform loads and reproduces the measured ping-pong", "[calibrate][mpi]") {

@@ -1,6 +1,7 @@
 // On contention-free platforms the simulated time must be the closed-form α-β-γ time. The
 // expectations are computed here from the fixture's own figures (see the XML comments), not
 // from the simulator's cost extraction, so a wrong route, size or local cost shows up.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 
@@ -106,13 +107,15 @@ TEST_CASE("the model column equals the simulation where the model is exact", "[s
   check_within_one_percent(std::stod(rows[0].at("time_us")), std::stod(rows[0].at("model_us")));
 }
 
-TEST_CASE("ddl_memory_factors scale local work by the operation's size", "[sim][timing]") {
+TEST_CASE("ddl_memory_factors scale local work by the operation's footprint", "[sim][timing]") {
   // star_8_memory.xml: star_8 whose memory runs at a quarter of 100 GB/s from 1 MiB on. A ring
-  // on 8 ranks reduces S/8 bytes per step: 8 KiB and 128 KiB at full speed, 2 MiB at a quarter.
+  // on 8 ranks reduces S/8 bytes per step, but the factor is the whole operation's (its
+  // footprint, Platform::factor_key): 64 KiB at full speed, 1 MiB (128 KiB pieces) and 16 MiB
+  // at a quarter.
   const auto t = simulate("--platform " + fixture("star_8_memory.xml") + " --algo ring -b 64K -e 16M -f 16");
   REQUIRE(t.size() == 3);
   for (double s : {65536.0, 1048576.0, 16777216.0}) {
-    const double factor = s / 8 >= 1048576 ? 0.25 : 1.0;
+    const double factor = s >= 1048576 ? 0.25 : 1.0;
     const double expected = 2 * 7 * (kStarAlpha + s / 8 * kStarBeta) + 7 * s / 8 * kGamma / factor;
     INFO("size " << s);
     check_within_one_percent(t.at("ring/" + std::to_string(static_cast<long>(s))), expected);
@@ -127,4 +130,20 @@ TEST_CASE("a zero memory factor is rejected, naming the property", "[sim][platfo
   const ChildResult r = run_child(ddlsim() + " --platform " + fixture("star_8_bad_memory.xml") + " --algo ring -b 1M -e 1M");
   CHECK(r.exit_code != 0);
   CHECK(r.err.find("ddl_memory_factors") != std::string::npos);
+}
+
+TEST_CASE("a piece of a larger operation moves no faster than the operation's share", "[sim][timing]") {
+  // star_8_bandwidth.xml: star_8 whose messages move at a quarter of 10 GB/s from 1 MiB on. A
+  // ring step of an S-byte allreduce moves S/8 per rank and takes the longer of that message's
+  // own time and 1/8 of an S-byte message's time (Platform::footprint_bytes).
+  const auto t = simulate("--platform " + fixture("star_8_bandwidth.xml") + " --algo ring -b 64K -e 16M -f 16");
+  REQUIRE(t.size() == 3);
+  auto message = [](double bytes) { return kStarAlpha + bytes * kStarBeta / (bytes >= 1048576 ? 0.25 : 1.0); };
+  for (double s : {65536.0, 1048576.0, 16777216.0}) {
+    const double step = std::max(message(s / 8), message(s) / 8);
+    INFO("size " << s << ": own message " << message(s / 8) << " s, share " << message(s) / 8 << " s");
+    check_within_one_percent(t.at("ring/" + std::to_string(static_cast<long>(s))), 2 * 7 * step + 7 * s / 8 * kGamma);
+  }
+  // At 1 MiB the share (128 KiB pieces at the 1 MiB rate) is what sets the pace.
+  CHECK(message(1048576.0) / 8 > 3 * message(131072.0));
 }
