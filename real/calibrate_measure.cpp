@@ -1,7 +1,5 @@
 #include "real/calibrate_measure.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -15,16 +13,9 @@ namespace {
 
 constexpr int kTag = 7;
 
-// A barrier that sleeps 50 us between polls: idle ranks must not compete for the cores.
-void quiet_barrier(MPI_Comm comm) {
-  MPI_Request req = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibarrier(comm, &req), "MPI_Ibarrier");
-  for (int done = 0;;) {
-    check_mpi(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
-    if (done) return;
-    const timespec pause{0, 50000};
-    nanosleep(&pause, nullptr);
-  }
+// Idle ranks sleep in barriers: they must not compete for the cores.
+void quiet_barrier(MpiCommunicator& comm) {
+  bounded_barrier(comm.comm(), comm.timeout(), true, "a calibration barrier");
 }
 
 // Messages are timed as collectives send them: a send buffer was just written by its rank (a
@@ -82,7 +73,7 @@ std::vector<double> time_reps(MpiCommunicator& comm, int reps, int batch, Prepar
   body(0);  // warm-up: first-touch, protocol set-up
   for (int i = 0; i < reps; ++i) {
     prepare(i);
-    quiet_barrier(comm.comm());
+    quiet_barrier(comm);
     if (!line_up()) continue;
     const double start = comm.now();
     for (int b = 0; b < batch; ++b) body(b);

@@ -2,7 +2,9 @@
 // (GPU memory) and print the same table, csv or json as ddlsim, optionally beside Open MPI's
 // own MPI_Allreduce measured in the same run on the same buffers.
 #include <mpi.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
 #include <iostream>
 #include <memory>
@@ -122,6 +124,8 @@ RunArguments parse(int argc, char** argv, po::options_description& desc) {
   return a;
 }
 
+int online_cores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
+
 std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& layout, const Dims& dims,
                                       int ranks, const std::string& transport,
                                       const std::optional<std::string>& no_baseline) {
@@ -130,7 +134,11 @@ std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& l
               " per node x " + std::to_string(layout.nodes) + " nodes), dims " + dims.to_string() +
               ", memory " + a.setup.memory + ", transport " + transport);
   h.push_back("time: median of " + std::to_string(a.common.iters) + " iterations after " +
-              std::to_string(a.common.warmup) + " warm-ups, each the slowest rank after a barrier");
+              std::to_string(a.common.warmup) + " warm-ups, each the slowest rank after a barrier" +
+              (layout.ranks_per_node > online_cores()
+                   ? "; more ranks per node than its " + std::to_string(online_cores()) +
+                         " cores: ranks waiting around an iteration sleep"
+                   : ""));
   if (a.baseline_mpi && no_baseline) h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
   // ddlrun knows no machine figures, so auto ranks the algorithms for a uniform network.
   const std::string picks = harness::auto_choices(a.common.algos, a.common.sizes, dims, uniform_costs(dims),
@@ -200,6 +208,7 @@ int run(int argc, char** argv) {
   cfg.check = args.common.check;
   cfg.baseline_mpi = args.baseline_mpi;
   cfg.timeout_s = args.setup.timeout_s;
+  cfg.oversubscribed = layout.ranks_per_node > online_cores();
   cfg.options = harness::algorithm_options(args.common, dims);
   const auto no_baseline = baseline_unavailable(cfg.type, backend->space(), cfg.sizes.back());
   if (traced)

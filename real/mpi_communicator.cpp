@@ -225,4 +225,23 @@ Request MpiCommunicator::compute(double seconds) {
   return {id};
 }
 
+void bounded_barrier(MPI_Comm comm, double timeout_s, bool quiet, const char* what) {
+  MPI_Request req = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(comm, &req), "MPI_Ibarrier");
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  poll_until(
+      [&] {
+        int done = 0;
+        check_mpi(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
+        return done != 0;
+      },
+      timeout_s,
+      [&] {
+        return "rank " + std::to_string(rank) + ": timed out after " + std::to_string(timeout_s) + " s in " + what +
+               " (another rank stopped or is stuck)";
+      },
+      [] {}, quiet);
+}
+
 }  // namespace ddl

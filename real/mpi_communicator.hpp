@@ -84,4 +84,9 @@ class MpiCommunicator : public Communicator {
   ScratchPool scratch_;
 };
 
+// A barrier over `comm` that cannot hang: a rank that never arrives ends in ddl::Timeout naming
+// `what` (where the barrier is). `quiet`: sleep 50 us between polls instead of yielding, so
+// waiting ranks leave the cores to the others (for waits whose wake-up latency is not timed).
+void bounded_barrier(MPI_Comm comm, double timeout_s, bool quiet, const char* what);
+
 }  // namespace ddl

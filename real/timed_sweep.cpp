@@ -6,7 +6,7 @@
 
 #include "algorithms/check_pattern.hpp"
 #include "algorithms/error.hpp"
-#include "real/bounded_wait.hpp"
+#include "real/mpi_communicator.hpp"
 #include "real/mpi_error.hpp"
 
 namespace ddl {
@@ -46,27 +46,7 @@ MPI_Op mpi_op(ReduceOp op) {
   }
 }
 
-// A barrier that cannot hang: a rank that never arrives ends in ddl::Timeout. `quiet`: sleep
-// 50 us between polls instead of yielding, so waiting ranks leave the cores to the others.
-void bounded_barrier(MPI_Comm world, double timeout_s, bool quiet) {
-  MPI_Request req = MPI_REQUEST_NULL;
-  check_mpi(MPI_Ibarrier(world, &req), "MPI_Ibarrier");
-  int rank = 0;
-  MPI_Comm_rank(world, &rank);
-  poll_until(
-      [&] {
-        int done = 0;
-        check_mpi(MPI_Test(&req, &done, MPI_STATUS_IGNORE), "MPI_Test (barrier)");
-        return done != 0;
-      },
-      timeout_s,
-      [&] {
-        return "rank " + std::to_string(rank) + ": timed out after " + std::to_string(timeout_s) +
-               " s in the barrier before an iteration (another rank stopped or is stuck)";
-      },
-      [] {},
-      quiet);
-}
+constexpr const char* kBarrier = "the barrier around an iteration";
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -82,17 +62,18 @@ double time_iterations(Communicator& comm, MPI_Comm world, const TimedSweepConfi
   std::vector<double> elapsed(static_cast<std::size_t>(cfg.iters));
   for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
     before();
-    // Ranks that finish before() early sleep, not spin, until all have; the second barrier,
-    // polled at full speed, starts them together.
-    bounded_barrier(world, cfg.timeout_s, true);
-    bounded_barrier(world, cfg.timeout_s, false);
+    // On an oversubscribed node, ranks that finish before() early sleep until all have; the
+    // second barrier, polled at full speed, starts them together.
+    if (cfg.oversubscribed) bounded_barrier(world, cfg.timeout_s, true, kBarrier);
+    bounded_barrier(world, cfg.timeout_s, false, kBarrier);
     const double start = comm.now();
     body();
     const double t = comm.now() - start;
-    // Ranks done early sleep until all are: on an oversubscribed machine their next before()
-    // would take the cores from ranks still finishing (measured with --check, 4 ranks on 2
-    // cores: a 1 MB ring's last send completions 1 ms late, 1.6 ms instead of 0.6 ms).
-    bounded_barrier(world, cfg.timeout_s, true);
+    // Ranks done early sleep until all are: on an oversubscribed node their next before() would
+    // take the cores from ranks still finishing (measured with --check, 4 ranks on 2 cores: a
+    // 1 MB ring's last send completions 1 ms late, 1.6 ms instead of 0.6 ms). With a core per
+    // rank, spinning costs nothing and a sleeping core would wake up slower (2 ranks: 5-15 %).
+    if (cfg.oversubscribed) bounded_barrier(world, cfg.timeout_s, true, kBarrier);
     if (it >= cfg.warmup) elapsed[static_cast<std::size_t>(it - cfg.warmup)] = t;
   }
   check_mpi(MPI_Allreduce(MPI_IN_PLACE, elapsed.data(), cfg.iters, MPI_DOUBLE, MPI_MAX, world),

@@ -30,6 +30,9 @@ struct TimedSweepConfig {
   bool check = false;
   bool baseline_mpi = false;
   double timeout_s = 300;  // bounds the barriers too
+  // More ranks on a node than it has cores: ranks waiting around an iteration sleep instead of
+  // spinning (see time_iterations). Not otherwise: a sleeping core wakes up slower.
+  bool oversubscribed = false;
   Options options;
   // Called before each iteration of an algorithm (not of the baseline), ahead of its barrier:
   // the algorithm, the buffer's bytes, and the iteration (warm-ups -w..-1, then 0..n-1). The

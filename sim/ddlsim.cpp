@@ -163,7 +163,9 @@ int run(int argc, char** argv) {
     harness::Row row =
         harness::make_row(r.bytes, common.dtype, common.op, r.algo, dims.to_string(), r.time_s, platform.ranks());
     try {
-      row.model_s = model_time(r.algo, dims, config.options.cost, r.bytes, config.options);
+      // Per size: on a calibrated platform α, β and γ depend on it (platform_costs).
+      row.model_s = model_time(r.algo, dims, sim::platform_costs(platform, dims, static_cast<double>(r.bytes)),
+                               r.bytes, config.options);
     } catch (const InvalidArgument&) {
       // An algorithm without a model formula leaves the cell empty rather than failing the run.
     }

@@ -106,6 +106,23 @@ double factor_at(const FactorTable& table, double bytes) {
   return factor;
 }
 
+PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& bandwidth_factors, double bytes,
+                     double footprint, double route_latency, double bottleneck) {
+  PieceTime t;
+  t.latency = factor_at(latency_factors, bytes) * route_latency;
+  t.transfer = bytes / (factor_at(bandwidth_factors, bytes) * bottleneck);
+  if (footprint > bytes) {
+    // The longer of the message's own time and its share of the footprint's: latency-bound
+    // pieces keep their per-message cost, pieces of a footprint that streams from memory move
+    // at its rate (a large size range's fitted latency is as much a cost of its bytes as its
+    // slope, so the share includes it).
+    const double whole = factor_at(latency_factors, footprint) * route_latency +
+                         footprint / (factor_at(bandwidth_factors, footprint) * bottleneck);
+    t.transfer = std::max(t.transfer, bytes / footprint * whole - t.latency);
+  }
+  return t;
+}
+
 Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   namespace fs = std::filesystem;
   std::error_code ec;
@@ -168,20 +185,13 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
     model->set_bw_factor_cb([bw = p.bandwidth_factors, lat = p.latency_factors, footprint = p.footprint_bytes](
                                 double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
                                 const Links& links, const Zones&) {
-      const double f = *footprint;
-      if (f <= size || size <= 0 || links.empty()) return factor_at(bw, size);
-      // A piece of a larger operation takes the longer of its own fitted time and its share of
-      // the whole footprint's fitted time (size / f of it): latency-bound pieces keep their
-      // per-message cost, pieces of a footprint that streams from memory move at its rate.
+      if (*footprint <= size || size <= 0 || links.empty()) return factor_at(bw, size);
       double route_latency = 0, bottleneck = links.front()->get_bandwidth();
       for (const simgrid::s4u::Link* l : links) {
         route_latency += l->get_latency();
         bottleneck = std::min(bottleneck, l->get_bandwidth());
       }
-      const double own_latency = factor_at(lat, size) * route_latency;
-      const double footprint_seconds = factor_at(lat, f) * route_latency + f / (factor_at(bw, f) * bottleneck);
-      const double transfer = std::max(size / (factor_at(bw, size) * bottleneck), size / f * footprint_seconds - own_latency);
-      return size / transfer / bottleneck;
+      return size / piece_time(lat, bw, size, *footprint, route_latency, bottleneck).transfer / bottleneck;
     });
   return p;
 }

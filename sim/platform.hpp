@@ -45,6 +45,18 @@ using FactorTable = std::vector<FactorStep>;
 FactorTable parse_factors(std::string_view text, bool allow_zero);
 double factor_at(const FactorTable& table, double bytes);
 
+// A message of `bytes` over a route of `route_latency` and `bottleneck`, inside an operation of
+// `footprint` bytes (0: none): its latency (the latency factor at its own size) and transfer
+// time (bandwidth factor), where in a larger footprint the transfer is at least what makes the
+// message take bytes / footprint of a footprint-sized message's time (Platform::footprint_bytes).
+// The rule the bandwidth factor callback applies, and the model column's α and β.
+struct PieceTime {
+  double latency = 0;   // s
+  double transfer = 0;  // s
+};
+PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& bandwidth_factors, double bytes,
+                     double footprint, double route_latency, double bottleneck);
+
 struct Platform {
   std::string file;
   std::vector<simgrid::s4u::Host*> gpus;  // index = rank

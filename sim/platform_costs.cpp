@@ -26,7 +26,7 @@ RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank) {
   return cost;
 }
 
-CostParams platform_costs(const Platform& platform, const Dims& dims) {
+CostParams platform_costs(const Platform& platform, const Dims& dims, double footprint) {
   CostParams params;
   for (int d = 0; d < dims.count(); ++d) {
     LinkCost worst;
@@ -34,12 +34,22 @@ CostParams platform_costs(const Platform& platform, const Dims& dims) {
     if (group.size() > 1)
       for (std::size_t i = 0; i < group.size(); ++i) {
         const RouteCost c = route_cost(platform, group[i], group[(i + 1) % group.size()]);
-        worst.alpha = std::max(worst.alpha, c.latency);
-        worst.beta = std::max(worst.beta, 1.0 / c.bandwidth);
+        if (footprint > 0) {
+          // One ring block of the footprint along this dimension, costed as the simulator does.
+          const double block = footprint / static_cast<double>(group.size());
+          const PieceTime t = piece_time(platform.latency_factors, platform.bandwidth_factors, block, footprint,
+                                         c.latency, c.bandwidth);
+          worst.alpha = std::max(worst.alpha, t.latency);
+          worst.beta = std::max(worst.beta, t.transfer / block);
+        } else {
+          worst.alpha = std::max(worst.alpha, c.latency);
+          worst.beta = std::max(worst.beta, 1.0 / c.bandwidth);
+        }
       }
     params.per_dim.push_back(worst);
   }
-  params.gamma = 3.0 / platform.memory_bandwidth.at(0);
+  const double memory_factor = footprint > 0 ? factor_at(platform.memory_factors, footprint) : 1.0;
+  params.gamma = 3.0 / (platform.memory_bandwidth.at(0) * memory_factor);
   return params;
 }
 

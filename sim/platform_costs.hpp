@@ -5,7 +5,8 @@
 // latencies), β = the largest 1 / (bottleneck bandwidth of the route). A ring step waits for
 // its slowest transfer, so the slowest neighbour pair is the one that sets the pace; a group of
 // one has α = β = 0. γ = 3 / memory bandwidth of rank 0 (a reduction reads two bytes and writes
-// one per result byte), the same cost SimCommunicator::reduce charges. Contention (several
+// one per result byte), the same cost SimCommunicator::reduce charges. Per-size factors of a
+// calibrated platform enter only through `footprint` (below). Contention (several
 // flows on one link) is not in these numbers: that is what simulating adds.
 #pragma once
 
@@ -21,6 +22,10 @@ struct RouteCost {
 };
 RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank);
 
-CostParams platform_costs(const Platform& platform, const Dims& dims);
+// `footprint` > 0: the costs of one collective of that many bytes on a platform with calibrated
+// factors (sim/README.md): α and β of one ring block (footprint / group size) by piece_time(),
+// γ with the memory factor at the footprint. 0: the routes' plain figures (what `auto` and the
+// header line use).
+CostParams platform_costs(const Platform& platform, const Dims& dims, double footprint = 0);
 
 }  // namespace ddl::sim
