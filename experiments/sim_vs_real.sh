@@ -77,7 +77,7 @@ sim_help=$("$DDLSIM" --help 2>&1 || true)
 run_help=$("${MPIRUN[@]}" -np 1 "$DDLRUN" --help 2>&1 || true)
 if grep -q -- '--trace' <<< "$sim_help" && grep -q -- '--trace' <<< "$run_help"; then
   run "${MPIRUN[@]}" -np "$GANTT_RANKS" "$DDLRUN" --algo "$GANTT_ALGO" --dims "$gdims" -b "$GANTT_SIZE" -e "$GANTT_SIZE" \
-    -n 1 -w 1 --trace "$OUT/trace_measured.csv" --format csv > /dev/null
+    -n 1 -w 1 --check --trace "$OUT/trace_measured.csv" --format csv > /dev/null
   run "$DDLSIM" --platform "$OUT/calibrated_$GANTT_RANKS.xml" --algo "$GANTT_ALGO" --dims "$gdims" -b "$GANTT_SIZE" \
     -e "$GANTT_SIZE" --trace "$OUT/trace_simulated.csv" --format csv > /dev/null
 else

@@ -98,13 +98,20 @@ TEST_CASE("payload mode costs the same simulated time as timing-only", "[sim][ti
 }
 
 TEST_CASE("the model column equals the simulation where the model is exact", "[sim][timing]") {
-  const ChildResult r =
-      run_child(ddlsim() + " --format csv --platform " + fixture("star_8.xml") + " --algo ring -b 1M -e 1M");
-  REQUIRE(r.exit_code == 0);
-  const auto rows = parse_csv(r.out);
-  REQUIRE(rows.size() == 1);
-  REQUIRE_FALSE(rows[0].at("model_us").empty());
-  check_within_one_percent(std::stod(rows[0].at("time_us")), std::stod(rows[0].at("model_us")));
+  // Plain figures, then per-size bandwidth and memory factors (the model costs each size as the
+  // simulator does: platform_costs with the footprint).
+  for (const std::string& platform : {"star_8.xml", "star_8_bandwidth.xml", "star_8_memory.xml"}) {
+    const ChildResult r =
+        run_child(ddlsim() + " --format csv --platform " + fixture(platform) + " --algo ring -b 64K -e 16M -f 16");
+    REQUIRE(r.exit_code == 0);
+    const auto rows = parse_csv(r.out);
+    REQUIRE(rows.size() == 3);
+    for (const auto& row : rows) {
+      INFO(platform << " " << row.at("size") << " B");
+      REQUIRE_FALSE(row.at("model_us").empty());
+      check_within_one_percent(std::stod(row.at("time_us")), std::stod(row.at("model_us")));
+    }
+  }
 }
 
 TEST_CASE("ddl_memory_factors scale local work by the operation's footprint", "[sim][timing]") {
