@@ -71,13 +71,13 @@ struct Platform {
   FactorTable memory_factors;
   // Bytes of the collective being simulated (0: unknown). Where bytes sit in the caches depends
   // on the footprint of the whole operation, not on the piece one message or reduce moves: a
-  // 64 KB chunk of a 64 MB allreduce streams from memory. So the bandwidth and memory factors
-  // are looked up at max(piece, footprint); latency factors stay per message (protocol costs).
-  // Shared with the factor callbacks; whoever runs a collective sets it.
+  // 64 KB chunk of a 64 MB allreduce streams from memory. So messages follow piece_time() and
+  // memory factors are looked up at max(piece, footprint). Shared with the bandwidth factor
+  // callback; whoever runs a collective sets it (the sweep, per case).
   std::shared_ptr<double> footprint_bytes = std::make_shared<double>(0.0);
 
-  // The size at which the bandwidth and memory factors of a piece of `bytes` are looked up.
-  double factor_key(double bytes) const { return std::max(bytes, *footprint_bytes); }
+  // The size at which the memory factor of local work on `bytes` is looked up.
+  double memory_factor_key(double bytes) const { return std::max(bytes, *footprint_bytes); }
   int ranks() const { return static_cast<int>(gpus.size()); }
 };
 

@@ -167,7 +167,8 @@ void SimCommunicator::wait(Request& r) {
 void SimCommunicator::spend_memory_time(double bytes_touched, std::size_t op_bytes) {
   if (bytes_touched <= 0) return;
   const double bandwidth =
-      memory_bandwidth_ * factor_at(world_.platform->memory_factors, world_.platform->factor_key(static_cast<double>(op_bytes)));
+      memory_bandwidth_ *
+      factor_at(world_.platform->memory_factors, world_.platform->memory_factor_key(static_cast<double>(op_bytes)));
   try {
     simgrid::s4u::this_actor::sleep_for(bytes_touched / bandwidth);
   } catch (const simgrid::Exception& e) {

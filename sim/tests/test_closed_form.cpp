@@ -117,7 +117,7 @@ TEST_CASE("the model column equals the simulation where the model is exact", "[s
 TEST_CASE("ddl_memory_factors scale local work by the operation's footprint", "[sim][timing]") {
   // star_8_memory.xml: star_8 whose memory runs at a quarter of 100 GB/s from 1 MiB on. A ring
   // on 8 ranks reduces S/8 bytes per step, but the factor is the whole operation's (its
-  // footprint, Platform::factor_key): 64 KiB at full speed, 1 MiB (128 KiB pieces) and 16 MiB
+  // footprint, Platform::memory_factor_key): 64 KiB at full speed, 1 MiB (128 KiB pieces) and 16 MiB
   // at a quarter.
   const auto t = simulate("--platform " + fixture("star_8_memory.xml") + " --algo ring -b 64K -e 16M -f 16");
   REQUIRE(t.size() == 3);
