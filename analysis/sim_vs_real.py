@@ -4,9 +4,11 @@ and of the analytical model against ddlrun, per (algorithm, ranks, size), plus p
 
     analysis/sim_vs_real.py RESULTS_DIR
 
-RESULTS_DIR holds what experiments/sim_vs_real.sh wrote: measured_<p>.csv (ddlrun --format csv),
-simulated_<p>.csv (ddlsim --format csv, with model_us) for each rank count p, and optionally
-trace_measured.csv / trace_simulated.csv (--trace of one case) for the Gantt chart.
+RESULTS_DIR holds what experiments/sim_vs_real.sh wrote: measured_<p>.csv (ddlrun --format csv)
+or measured_<p>.launch<i>.csv (separate launches of the same ddlrun command, combined here into
+measured_<p>.csv: per case the median over launches, and their spread), simulated_<p>.csv
+(ddlsim --format csv, with model_us) for each rank count p, and optionally trace_measured.csv /
+trace_simulated.csv (--trace of one case) for the Gantt chart.
 Writes errors.csv, time_vs_size_<algo>.png and gantt_<case>.png into RESULTS_DIR. The last line
 printed is `median_abs_error_pct=<x> max_abs_error_pct=<y> cases=<n>` (simulation vs
 measurement). Exit status 3 when the Gantt chart cannot be drawn (no traces): the rest is still
@@ -24,17 +26,46 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 
+def combine_launches(results):
+    """Writes measured_<p>.csv from measured_<p>.launch<i>.csv: per case the median of each
+    launch's time and the launches' spread, (max - min) / median in percent. Separate launches
+    place the buffers in different physical pages, which moves a case by tens of percent; one
+    launch is one draw."""
+    launches = {}
+    for path in glob.glob(os.path.join(results, "measured_*.launch*.csv")):
+        m = re.search(r"measured_(\d+)\.launch\d+\.csv$", path)
+        if m:
+            launches.setdefault(int(m.group(1)), []).append(path)
+    for ranks, paths in sorted(launches.items()):
+        runs = pd.concat([pd.read_csv(p, comment="#") for p in sorted(paths)], ignore_index=True)
+        keys = ["size", "count", "type", "redop", "algo", "dims"]
+        g = runs.groupby(keys, sort=False)
+        combined = g[["time_us", "algbw_gbs", "busbw_gbs"]].median().reset_index()
+        combined["wrong"] = g["wrong"].max().values
+        t = g["time_us"]
+        combined["launch_spread_pct"] = (100 * (t.max() - t.min()) / t.median()).values
+        combined["launches"] = t.size().values
+        with open(os.path.join(results, f"measured_{ranks}.csv"), "w") as out:
+            out.write(f"# median over {len(paths)} launches of the same ddlrun command (measured_{ranks}.launch*.csv)\n")
+            combined.to_csv(out, index=False, float_format="%.3f")
+
+
 def load(results):
+    combine_launches(results)
     frames = []
     for measured_path in sorted(glob.glob(os.path.join(results, "measured_*.csv"))):
-        ranks = int(re.search(r"measured_(\d+)\.csv$", measured_path).group(1))
+        match = re.search(r"measured_(\d+)\.csv$", measured_path)
+        if not match:
+            continue  # a launch file, combined above
+        ranks = int(match.group(1))
         simulated_path = os.path.join(results, f"simulated_{ranks}.csv")
         if not os.path.exists(simulated_path):
             sys.exit(f"sim_vs_real.py: {simulated_path} is missing (measured_{ranks}.csv has no simulation)")
         m = pd.read_csv(measured_path, comment="#")
         s = pd.read_csv(simulated_path, comment="#")
         keys = ["algo", "size"]
-        both = m[keys + ["dims", "time_us"]].merge(
+        spread = ["launch_spread_pct"] if "launch_spread_pct" in m.columns else []
+        both = m[keys + ["dims", "time_us"] + spread].merge(
             s[keys + ["time_us", "model_us"]], on=keys, suffixes=("_measured", "_simulated"), how="inner")
         if len(both) != len(m):
             sys.exit(f"sim_vs_real.py: {measured_path} and {simulated_path} do not cover the same cases")
@@ -107,13 +138,18 @@ def main():
     pd.set_option("display.width", 160)
     pd.set_option("display.max_rows", 500)
     print("Error per case, percent of the measured time ((simulated or model) - measured) / measured:")
+    spread = ["launch_spread_pct"] if "launch_spread_pct" in d.columns else []
     print(d[["algo", "ranks", "dims", "size", "time_us_measured", "time_us_simulated", "model_us",
-             "sim_error_pct", "model_error_pct"]].to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+             "sim_error_pct", "model_error_pct"] + spread].to_string(index=False, float_format=lambda v: f"{v:.1f}"))
+    if spread:
+        print("(launch_spread_pct: (max - min) / median of the measured time over separate launches)")
     print("\nPer algorithm and rank count, |error| in percent (simulation; model):")
     g = d.assign(sim_abs=d["sim_error_pct"].abs(), model_abs=d["model_error_pct"].abs())
-    summary = g.groupby(["algo", "ranks"], sort=False).agg(
-        cases=("sim_abs", "size"), sim_median=("sim_abs", "median"), sim_max=("sim_abs", "max"),
-        model_median=("model_abs", "median"), model_max=("model_abs", "max"))
+    columns = dict(cases=("sim_abs", "size"), sim_median=("sim_abs", "median"), sim_max=("sim_abs", "max"),
+                   model_median=("model_abs", "median"), model_max=("model_abs", "max"))
+    if spread:
+        columns["launch_spread_median"] = ("launch_spread_pct", "median")
+    summary = g.groupby(["algo", "ranks"], sort=False).agg(**columns)
     print(summary.to_string(float_format=lambda v: f"{v:.1f}"))
     plot_times(d, results)
     why = gantt(results)

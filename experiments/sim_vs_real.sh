@@ -8,11 +8,14 @@
 #   BUILD=build-rel experiments/sim_vs_real.sh   # another build directory
 #
 # Environment: BUILD (default build; DDLRUN, DDLSIM, DDLCALIBRATE override single tools),
-# ITERS (ddlrun -n, default 12; time = median), WARMUP (default 3), REPS (ddlcalibrate --reps,
-# default 15), OUT (default experiments/results/sim_vs_real), PYTHON (default /usr/bin/python3,
-# Debian's, which has python3-pandas and python3-matplotlib).
-# Writes into OUT: calibrated_<p>.xml/.json/.txt, measured_<p>.csv, simulated_<p>.csv,
-# errors.csv, time_vs_size_<algo>.png, trace_*.csv + gantt_*.png, analysis.txt, commands.txt.
+# ITERS (ddlrun -n, default 12; time = median), WARMUP (default 3), LAUNCHES (separate ddlrun
+# launches per rank count, default 3; the analysis takes the median over them: each launch
+# places the buffers in different physical pages, one launch is one draw), REPS (ddlcalibrate
+# --reps, default 15), OUT (default experiments/results/sim_vs_real), PYTHON (default
+# /usr/bin/python3, Debian's, which has python3-pandas and python3-matplotlib).
+# Writes into OUT: calibrated_<p>.xml/.json/.txt, measured_<p>.launch<i>.csv and their
+# combination measured_<p>.csv, simulated_<p>.csv, errors.csv, time_vs_size_<algo>.png,
+# trace_*.csv + gantt_*.png, analysis.txt, commands.txt.
 # The calibration and the measurement of each rank count run back to back (ratios in one run,
 # as shared/hardware.md asks for this noisy machine); machine load is recorded in commands.txt.
 set -euo pipefail
@@ -23,6 +26,7 @@ DDLSIM=${DDLSIM:-$BUILD/bin/ddlsim}
 DDLCALIBRATE=${DDLCALIBRATE:-$BUILD/bin/ddlcalibrate}
 ITERS=${ITERS:-12}
 WARMUP=${WARMUP:-3}
+LAUNCHES=${LAUNCHES:-3}
 REPS=${REPS:-15}
 OUT=${OUT:-experiments/results/sim_vs_real}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -35,9 +39,10 @@ for tool in "$DDLRUN" "$DDLSIM" "$DDLCALIBRATE"; do
 done
 "$PYTHON" -c 'import pandas, matplotlib' 2> /dev/null ||
   { echo "sim_vs_real.sh: $PYTHON lacks pandas/matplotlib: apt-get install python3-pandas python3-matplotlib" >&2; exit 1; }
-for v in ITERS WARMUP REPS; do
+for v in ITERS WARMUP REPS LAUNCHES; do
   case ${!v} in '' | *[!0-9]*) echo "sim_vs_real.sh: $v must be a non-negative integer, got '${!v}'" >&2; exit 1 ;; esac
 done
+[ "$LAUNCHES" -ge 1 ] || { echo "sim_vs_real.sh: LAUNCHES must be at least 1, got '$LAUNCHES'" >&2; exit 1; }
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --allow-run-as-root --mca btl self,vader)
@@ -45,7 +50,7 @@ mkdir -p "$OUT"
 COMMANDS=$OUT/commands.txt
 {
   echo "# experiments/sim_vs_real.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# BUILD=$BUILD ITERS=$ITERS WARMUP=$WARMUP REPS=$REPS"
+  echo "# BUILD=$BUILD ITERS=$ITERS WARMUP=$WARMUP LAUNCHES=$LAUNCHES REPS=$REPS"
 } > "$COMMANDS"
 run() {  # log the command, then run it
   echo "$*" >> "$COMMANDS"
@@ -60,8 +65,11 @@ for p in 2 4; do
   echo "sim_vs_real.sh: $p ranks: measuring" >&2
   # --check writes fresh inputs before every iteration (untimed), as training writes fresh
   # gradients, and verifies every result: the cache state ddlcalibrate measures messages in.
-  run "${MPIRUN[@]}" -np "$p" "$DDLRUN" --algo "$ALGOS" --dims "$dims" "${SIZES[@]}" -n "$ITERS" -w "$WARMUP" \
-    --check --format csv > "$OUT/measured_$p.csv"
+  rm -f "$OUT"/measured_"$p".csv "$OUT"/measured_"$p".launch*.csv
+  for i in $(seq "$LAUNCHES"); do
+    run "${MPIRUN[@]}" -np "$p" "$DDLRUN" --algo "$ALGOS" --dims "$dims" "${SIZES[@]}" -n "$ITERS" -w "$WARMUP" \
+      --check --format csv > "$OUT/measured_$p.launch$i.csv"
+  done
   echo "# load after $p ranks: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$COMMANDS"
   echo "sim_vs_real.sh: $p ranks: simulating" >&2
   run "$DDLSIM" --platform "$OUT/calibrated_$p.xml" --algo "$ALGOS" --dims "$dims" "${SIZES[@]}" --format csv \
