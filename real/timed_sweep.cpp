@@ -71,8 +71,9 @@ double time_iterations(Communicator& comm, MPI_Comm world, const TimedSweepConfi
     const double t = comm.now() - start;
     // Ranks done early sleep until all are: on an oversubscribed node their next before() would
     // take the cores from ranks still finishing (measured with --check, 4 ranks on 2 cores: a
-    // 1 MB ring's last send completions 1 ms late, 1.6 ms instead of 0.6 ms). With a core per
-    // rank, spinning costs nothing and a sleeping core would wake up slower (2 ranks: 5-15 %).
+    // 1 MB ring's last send completions 1 ms late, 1.8-2.1 ms instead of 0.6-0.7 ms). With a
+    // core per rank, spinning costs nothing and a sleeping core would wake up slower (2 ranks:
+    // 5-15 %).
     if (cfg.oversubscribed) bounded_barrier(world, cfg.timeout_s, true, kBarrier);
     if (it >= cfg.warmup) elapsed[static_cast<std::size_t>(it - cfg.warmup)] = t;
   }
