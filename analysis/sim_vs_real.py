@@ -9,10 +9,13 @@ or measured_<p>.launch<i>.csv (separate launches of the same ddlrun command, com
 measured_<p>.csv: per case the median over launches, and their spread), simulated_<p>.csv
 (ddlsim --format csv, with model_us) for each rank count p, and optionally trace_measured.csv /
 trace_simulated.csv (--trace of one case) for the Gantt chart.
-Writes errors.csv, time_vs_size_<algo>.png and gantt_<case>.png into RESULTS_DIR. The last line
+Writes errors.csv, relative_to_ring.csv (each algorithm's time as a multiple of ring's, measured
+and simulated), time_vs_size_<algo>.png and gantt_<case>.png into RESULTS_DIR. The last line
 printed is `median_abs_error_pct=<x> max_abs_error_pct=<y> cases=<n>` (simulation vs
-measurement). Exit status 3 when the Gantt chart cannot be drawn (no traces): the rest is still
-written, and the reason is printed on stderr.
+measurement); with launch files, the line before it gives the same statistics of one launch
+against another (launch_vs_launch_*): how far a rerun of the measurement moves, the scale at
+which a prediction can be judged on this machine. Exit status 3 when the Gantt chart cannot be
+drawn (no traces): the rest is still written, and the reason is printed on stderr.
 """
 import glob
 import os
@@ -26,11 +29,24 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 
+def launch_vs_launch(runs, keys):
+    """Per case, every ordered pair of different launches (a, b): |t_a - t_b| / t_b in percent,
+    i.e. the error one launch would have as a prediction of another: the measurement's own
+    reproducibility, in the terms of the prediction error."""
+    rows = []
+    for case, t in runs.groupby(keys, sort=False)["time_us"]:
+        v = t.tolist()
+        rows += [dict(zip(keys, case), diff_pct=100 * abs(a - b) / b)
+                 for i, a in enumerate(v) for j, b in enumerate(v) if i != j]
+    return pd.DataFrame(rows, columns=keys + ["diff_pct"])
+
+
 def combine_launches(results):
     """Writes measured_<p>.csv from measured_<p>.launch<i>.csv: per case the median of each
     launch's time and the launches' spread, (max - min) / median in percent. Separate launches
     place the buffers in different physical pages, which moves a case by tens of percent; one
-    launch is one draw."""
+    launch is one draw. Returns launch_vs_launch() of every rank count (column ranks added)."""
+    pairs = []
     launches = {}
     for path in glob.glob(os.path.join(results, "measured_*.launch*.csv")):
         m = re.search(r"measured_(\d+)\.launch\d+\.csv$", path)
@@ -45,13 +61,16 @@ def combine_launches(results):
         t = g["time_us"]
         combined["launch_spread_pct"] = (100 * (t.max() - t.min()) / t.median()).values
         combined["launches"] = t.size().values
+        pairs.append(launch_vs_launch(runs, ["algo", "size"]).assign(ranks=ranks))
         with open(os.path.join(results, f"measured_{ranks}.csv"), "w") as out:
             out.write(f"# median over {len(paths)} launches of the same ddlrun command (measured_{ranks}.launch*.csv)\n")
             combined.to_csv(out, index=False, float_format="%.3f")
+    return pd.concat(pairs, ignore_index=True) if pairs else None
 
 
 def load(results):
-    combine_launches(results)
+    """The merged per-case table, and launch_vs_launch() pairs (None without launch files)."""
+    pairs = combine_launches(results)
     frames = []
     for measured_path in sorted(glob.glob(os.path.join(results, "measured_*.csv"))):
         match = re.search(r"measured_(\d+)\.csv$", measured_path)
@@ -76,7 +95,25 @@ def load(results):
     d = pd.concat(frames, ignore_index=True)
     d["sim_error_pct"] = 100 * (d["time_us_simulated"] - d["time_us_measured"]) / d["time_us_measured"]
     d["model_error_pct"] = 100 * (d["model_us"] - d["time_us_measured"]) / d["time_us_measured"]
-    return d
+    return d, pairs
+
+
+def relative_to(d, base):
+    """Per (ranks, size), each other algorithm's time as a multiple of `base`'s, measured (same
+    launches) and simulated, and the error of the simulated multiple. Machine-wide drift that
+    slows every algorithm alike cancels here, and this is the number that picks an algorithm."""
+    rows = []
+    for (ranks, size), g in d.groupby(["ranks", "size"]):
+        b = g[g["algo"] == base]
+        if b.empty:
+            continue
+        b = b.iloc[0]
+        for e in g[g["algo"] != base].itertuples():
+            measured = e.time_us_measured / b["time_us_measured"]
+            simulated = e.time_us_simulated / b["time_us_simulated"]
+            rows.append(dict(ranks=ranks, size=size, algo=e.algo, measured_ratio=measured, simulated_ratio=simulated,
+                             error_pct=100 * (simulated - measured) / measured))
+    return pd.DataFrame(rows, columns=["ranks", "size", "algo", "measured_ratio", "simulated_ratio", "error_pct"])
 
 
 def plot_times(d, results):
@@ -133,7 +170,7 @@ def main():
     if len(sys.argv) != 2:
         sys.exit("usage: analysis/sim_vs_real.py RESULTS_DIR")
     results = sys.argv[1]
-    d = load(results)
+    d, pairs = load(results)
     d.to_csv(os.path.join(results, "errors.csv"), index=False, float_format="%.3f")
     pd.set_option("display.width", 160)
     pd.set_option("display.max_rows", 500)
@@ -151,6 +188,23 @@ def main():
         columns["launch_spread_median"] = ("launch_spread_pct", "median")
     summary = g.groupby(["algo", "ranks"], sort=False).agg(**columns)
     print(summary.to_string(float_format=lambda v: f"{v:.1f}"))
+    relative = relative_to(d, "ring")
+    if len(relative):
+        relative.to_csv(os.path.join(results, "relative_to_ring.csv"), index=False, float_format="%.4f")
+        r = relative.assign(abs_pct=relative["error_pct"].abs())
+        print("\nRelative to ring (each algorithm's time / ring's at the same ranks and size, simulated vs"
+              "\nmeasured; drift that moves every algorithm alike cancels), |error| in percent:")
+        for ranks, p in r.groupby("ranks"):
+            print(f"  {ranks} ranks: median {p['abs_pct'].median():.2f} max {p['abs_pct'].max():.2f} cases {len(p)}")
+        print(f"  all: relative_to_ring_median_abs_error_pct={r['abs_pct'].median():.2f} "
+              f"relative_to_ring_max_abs_error_pct={r['abs_pct'].max():.2f} cases={len(r)}")
+    if pairs is not None and len(pairs):
+        print("\nThe measurement against itself: one launch as a prediction of another launch of the same"
+              "\ncommand, |difference| in percent over every case and ordered pair of launches:")
+        for ranks, p in pairs.groupby("ranks"):
+            print(f"  {ranks} ranks: median {p['diff_pct'].median():.2f} max {p['diff_pct'].max():.2f} pairs {len(p)}")
+        print(f"  all: launch_vs_launch_median_pct={pairs['diff_pct'].median():.2f} "
+              f"launch_vs_launch_max_pct={pairs['diff_pct'].max():.2f} pairs={len(pairs)}")
     plot_times(d, results)
     why = gantt(results)
     if why:

@@ -8,15 +8,18 @@
 #   BUILD=build-rel experiments/sim_vs_real.sh   # another build directory
 #
 # Environment: BUILD (default build; DDLRUN, DDLSIM, DDLCALIBRATE override single tools),
-# ITERS (ddlrun -n, default 12; time = median), WARMUP (default 3), LAUNCHES (separate ddlrun
-# launches per rank count, default 3; the analysis takes the median over them: each launch
-# places the buffers in different physical pages, one launch is one draw), REPS (ddlcalibrate
-# --reps, default 15), OUT (default experiments/results/sim_vs_real), PYTHON (default
-# /usr/bin/python3, Debian's, which has python3-pandas and python3-matplotlib).
-# Writes into OUT: calibrated_<p>.xml/.json/.txt, measured_<p>.launch<i>.csv and their
-# combination measured_<p>.csv, simulated_<p>.csv, errors.csv, time_vs_size_<algo>.png,
-# trace_*.csv + gantt_*.png, analysis.txt, commands.txt.
-# The calibration and the measurement of each rank count run back to back (ratios in one run,
+# ITERS (ddlrun -n, default 12; time = median), WARMUP (default 3), LAUNCHES (separate
+# ddlcalibrate and ddlrun launches per rank count, alternating, default 3: each launch places
+# the buffers in different physical pages and meets the machine's co-tenants anew, one launch
+# is one draw; the platform is fitted to the median over the calibration launches
+# (ddlcalibrate --combine) and the analysis takes the median over the measurement launches),
+# REPS (ddlcalibrate --reps, default 15), OUT (default experiments/results/sim_vs_real), PYTHON
+# (default /usr/bin/python3, Debian's, which has python3-pandas and python3-matplotlib).
+# Writes into OUT: calibrated_<p>.launch<i>.xml/.json/.txt (each calibration launch) and
+# calibrated_<p>.xml/.json/.txt (their combination, what ddlsim runs on),
+# measured_<p>.launch<i>.csv and their combination measured_<p>.csv, simulated_<p>.csv,
+# errors.csv, time_vs_size_<algo>.png, trace_*.csv + gantt_*.png, analysis.txt, commands.txt.
+# The calibrations and measurements of each rank count run back to back (ratios in one run,
 # as shared/hardware.md asks for this noisy machine); machine load is recorded in commands.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,18 +62,21 @@ run() {  # log the command, then run it
 
 for p in 2 4; do
   dims=$([ "$p" = 4 ] && echo 2x2 || echo 2)
-  echo "sim_vs_real.sh: $p ranks: calibrating" >&2
-  run "${MPIRUN[@]}" -np "$p" "$DDLCALIBRATE" --output "$OUT/calibrated_$p.xml" --reps "$REPS" -b 8 -e 64M \
-    > "$OUT/calibrated_$p.txt"
-  echo "sim_vs_real.sh: $p ranks: measuring" >&2
-  # --check writes fresh inputs before every iteration (untimed), as training writes fresh
-  # gradients, and verifies every result: the cache state ddlcalibrate measures messages in.
-  rm -f "$OUT"/measured_"$p".csv "$OUT"/measured_"$p".launch*.csv
+  rm -f "$OUT"/measured_"$p".csv "$OUT"/measured_"$p".launch*.csv "$OUT"/calibrated_"$p".*
+  # Calibration and measurement launches alternate, so both sample the same launch-to-launch
+  # draws and drift; the platform is fitted to the median over the calibration launches.
   for i in $(seq "$LAUNCHES"); do
+    echo "sim_vs_real.sh: $p ranks, launch $i of $LAUNCHES: calibrating, measuring" >&2
+    run "${MPIRUN[@]}" -np "$p" "$DDLCALIBRATE" --output "$OUT/calibrated_$p.launch$i.xml" --reps "$REPS" -b 8 -e 64M \
+      > "$OUT/calibrated_$p.launch$i.txt"
+    # --check writes fresh inputs before every iteration (untimed), as training writes fresh
+    # gradients, and verifies every result: the cache state ddlcalibrate measures messages in.
     run "${MPIRUN[@]}" -np "$p" "$DDLRUN" --algo "$ALGOS" --dims "$dims" "${SIZES[@]}" -n "$ITERS" -w "$WARMUP" \
       --check --format csv > "$OUT/measured_$p.launch$i.csv"
   done
   echo "# load after $p ranks: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$COMMANDS"
+  mapfile -t reports < <(for i in $(seq "$LAUNCHES"); do echo "$OUT/calibrated_$p.launch$i.json"; done)
+  run "$DDLCALIBRATE" --combine "${reports[@]}" --output "$OUT/calibrated_$p.xml" > "$OUT/calibrated_$p.txt"
   echo "sim_vs_real.sh: $p ranks: simulating" >&2
   run "$DDLSIM" --platform "$OUT/calibrated_$p.xml" --algo "$ALGOS" --dims "$dims" "${SIZES[@]}" --format csv \
     > "$OUT/simulated_$p.csv"

@@ -1,0 +1,76 @@
+// What a calibration measured, apart from how it is fitted: the medians and spreads of one
+// ddlcalibrate launch, read back from its JSON report, several launches combined into one, and
+// the fit, platform model and report built from any of these. No MPI here, so combining and
+// refitting run without a machine and are unit-tested.
+//
+// Why launches are combined: on a shared machine one launch is one draw (buffers land on
+// different physical pages, co-tenants come and go): the same ping-pong has been measured 1.3x
+// apart in launches a minute apart, while repetitions inside a launch agree within a few
+// percent. The median over launches of each point's median is what a platform should encode.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "real/calibrate_fit.hpp"
+#include "real/calibrate_platform.hpp"
+
+namespace ddl::calibrate {
+
+// A contended message pattern as the report names it ("bidirectional", "pairs", "ring").
+struct PatternShape {
+  std::string name;
+  int flows = 0;
+  int flows_per_host = 0;
+};
+
+struct MessageTimes {
+  std::size_t bytes = 0;
+  Spread pingpong;              // one way
+  std::vector<Spread> patterns; // one per Measurements::patterns, in its order
+};
+
+struct LocalTimes {
+  std::size_t bytes = 0;
+  Spread alone, all_ranks;  // seconds of one operation on `bytes`
+};
+
+struct Measurements {
+  int ranks = 0;
+  int reps = 0;      // repetitions per point in each launch
+  int launches = 1;  // > 1: every Spread is over the launches' medians
+  std::vector<std::string> sources;  // the reports combined (empty: measured by this process)
+  std::vector<PatternShape> patterns;
+  std::vector<MessageTimes> messages;                    // increasing bytes
+  std::vector<std::pair<std::string, LocalTimes>> reduce;  // per dtype, at the reduce buffer size
+  std::vector<LocalTimes> reduce_float_by_size;          // increasing bytes
+  LocalTimes copy;
+};
+
+// Reads a ddlcalibrate report. InvalidArgument naming `source` and what is missing or malformed.
+Measurements read_report(const nlohmann::ordered_json& report, const std::string& source);
+
+// Per point, the median over launches of the launches' medians, with min, quartiles and max
+// over them. One launch comes back unchanged (refitting a report). InvalidArgument, naming the
+// sources, when launches differ in ranks, sizes, patterns or local timings.
+Measurements combine(const std::vector<Measurements>& launches, const std::vector<std::string>& sources);
+
+struct Calibration {
+  std::vector<Segment> fit;      // of the ping-pong medians
+  PlatformModel model;           // what platform_xml() writes
+  nlohmann::ordered_json report; // measurements, fit, per-pattern model error, platform figures
+};
+
+// Fits the ping-pong medians (fit_piecewise with `tolerance`), derives memory bandwidth and
+// factors from float reduce, fits the bus to the contended patterns (choose_capacities) and
+// builds the report; `platform_file` is recorded in it.
+Calibration fit_measurements(const Measurements& m, double tolerance, const std::string& platform_file);
+
+// The human summary ddlcalibrate prints: per size the medians beside the fit and the model,
+// the size ranges, capacities and local throughputs.
+std::string summary_text(const Measurements& m, const Calibration& c, const std::string& report_file);
+
+}  // namespace ddl::calibrate

@@ -1,0 +1,159 @@
+// Calibration over several launches: reports read back exactly, launches combine into each
+// point's median, and ddlcalibrate --combine writes the platform of the combination (or one
+// clear message for reports that cannot be combined). Synthetic measurements, so every
+// expected value is exact.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "algorithms/error.hpp"
+#include "child_process.hpp"
+#include "real/calibrate_report.hpp"
+
+using namespace ddl;
+using namespace ddl::calibrate;
+using namespace ddl::test;
+
+namespace {
+
+Spread around(double median) { return {median, 0.5 * median, 1.5 * median, 0.9 * median, 1.1 * median}; }
+
+LocalTimes local(std::size_t bytes, double seconds) { return {bytes, around(seconds), around(1.25 * seconds)}; }
+
+// One launch of 2 ranks: ping-pong 1 us + n / (10 GB/s) times `scale`, an exchange 1.5x
+// that, float reduce at 10 GB/s / `scale` (result bytes), copy at 20 GB/s.
+Measurements launch(double scale) {
+  Measurements m;
+  m.ranks = 2;
+  m.reps = 5;
+  m.patterns = {{"bidirectional", 2, 1}};
+  for (std::size_t bytes : {1024, 65536, 1 << 20}) {
+    const double pp = scale * (1e-6 + static_cast<double>(bytes) / 10e9);
+    m.messages.push_back({bytes, around(pp), {around(1.5 * pp)}});
+  }
+  m.reduce = {{"float", local(1 << 20, scale * (1 << 20) / 10e9)}, {"double", local(1 << 20, 2e-4)}};
+  m.reduce_float_by_size = {local(4096, scale * 4096 / 20e9), local(8192, scale * 8192 / 10e9)};
+  m.copy = local(1 << 20, (1 << 20) / 20e9);
+  return m;
+}
+
+std::string temp_dir() {
+  char dir_template[] = "/tmp/ddl_combine_XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  return dir_template;
+}
+
+// Writes `m`'s report (as ddlcalibrate writes it) to `path`.
+void write_report(const Measurements& m, const std::string& path) {
+  std::ofstream(path) << fit_measurements(m, 0.03, path + ".xml").report.dump(1) << "\n";
+}
+
+}  // namespace
+
+TEST_CASE("a calibration report reads back to the measurements it was written from", "[calibrate]") {
+  const Measurements m = launch(1.0);
+  const Measurements back = read_report(fit_measurements(m, 0.03, "p.xml").report, "r.json");
+  CHECK(back.ranks == 2);
+  CHECK(back.reps == 5);
+  CHECK(back.launches == 1);
+  REQUIRE(back.patterns.size() == 1);
+  CHECK(back.patterns[0].name == "bidirectional");
+  CHECK(back.patterns[0].flows == 2);
+  REQUIRE(back.messages.size() == m.messages.size());
+  for (std::size_t i = 0; i < m.messages.size(); ++i) {
+    CHECK(back.messages[i].bytes == m.messages[i].bytes);
+    CHECK(back.messages[i].pingpong.median == m.messages[i].pingpong.median);
+    CHECK(back.messages[i].pingpong.q3 == m.messages[i].pingpong.q3);
+    CHECK(back.messages[i].patterns.at(0).median == m.messages[i].patterns[0].median);
+  }
+  REQUIRE(back.reduce.size() == 2);
+  CHECK(back.reduce[1].first == "double");
+  CHECK(back.reduce[1].second.all_ranks.median == m.reduce[1].second.all_ranks.median);
+  CHECK(back.reduce_float_by_size.at(1).alone.median == m.reduce_float_by_size[1].alone.median);
+  CHECK(back.copy.all_ranks.max == m.copy.all_ranks.max);
+  // Refitting the read-back measurements gives the same platform.
+  CHECK(fit_measurements(back, 0.03, "p.xml").model.bw_factors == fit_measurements(m, 0.03, "p.xml").model.bw_factors);
+}
+
+TEST_CASE("combining launches takes every point's median over them", "[calibrate]") {
+  const Measurements c = combine({launch(1.0), launch(3.0), launch(1.2)}, {"a.json", "b.json", "c.json"});
+  CHECK(c.launches == 3);
+  CHECK(c.sources == std::vector<std::string>{"a.json", "b.json", "c.json"});
+  const double pp = 1e-6 + 65536 / 10e9;  // launch(1.0)'s 64 KB ping-pong
+  CHECK(c.messages[1].pingpong.median == Approx(1.2 * pp).epsilon(1e-12));
+  CHECK(c.messages[1].pingpong.min == Approx(pp).epsilon(1e-12));
+  CHECK(c.messages[1].pingpong.max == Approx(3.0 * pp).epsilon(1e-12));
+  CHECK(c.messages[1].patterns[0].median == Approx(1.5 * 1.2 * pp).epsilon(1e-12));
+  CHECK(c.reduce[0].second.alone.median == Approx(1.2 * (1 << 20) / 10e9).epsilon(1e-12));
+  CHECK(c.reduce[1].second.alone.median == Approx(2e-4).epsilon(1e-12));
+  CHECK(c.reduce_float_by_size[0].all_ranks.median == Approx(1.25 * 1.2 * 4096 / 20e9).epsilon(1e-12));
+  CHECK(c.copy.alone.median == Approx((1 << 20) / 20e9).epsilon(1e-12));
+  // The memory bandwidth follows the combined float reduce: 3 x 10 GB/s / 1.2 / 1.25.
+  CHECK(fit_measurements(c, 0.03, "p.xml").model.memory_bandwidth == Approx(3 * 10e9 / 1.2 / 1.25).epsilon(1e-9));
+  // One launch is returned as it is.
+  CHECK(combine({launch(2.0)}, {"a.json"}).messages[0].pingpong.q1 == launch(2.0).messages[0].pingpong.q1);
+}
+
+TEST_CASE("launches of different commands are not combined", "[calibrate]") {
+  Measurements other_sizes = launch(1.0);
+  other_sizes.messages.pop_back();
+  CHECK_THROWS_WITH(combine({launch(1.0), other_sizes}, {"a.json", "b.json"}),
+                    Catch::Contains("'a.json' and 'b.json' differ in message sizes"));
+  Measurements other_ranks = launch(1.0);
+  other_ranks.ranks = 4;
+  CHECK_THROWS_WITH(combine({launch(1.0), other_ranks}, {"a.json", "b.json"}), Catch::Contains("differ in ranks"));
+  Measurements other_reduce = launch(1.0);
+  other_reduce.copy.bytes = 4096;
+  CHECK_THROWS_WITH(combine({launch(1.0), other_reduce}, {"a.json", "b.json"}), Catch::Contains("differ in local timings"));
+  const Measurements twice = combine({launch(1.0), launch(2.0)}, {"a.json", "b.json"});
+  CHECK_THROWS_WITH(combine({twice, launch(1.0)}, {"ab.json", "c.json"}),
+                    Catch::Contains("'ab.json' already combines launches"));
+  nlohmann::ordered_json broken = fit_measurements(launch(1.0), 0.03, "p.xml").report;
+  broken["messages"][1].erase("pingpong");
+  CHECK_THROWS_WITH(read_report(broken, "r.json"), Catch::Contains("calibration report 'r.json' is malformed"));
+}
+
+TEST_CASE("ddlcalibrate --combine writes the platform of the launches' medians", "[calibrate]") {
+  const std::string dir = temp_dir();
+  const std::vector<double> scales{1.0, 3.0, 1.2};
+  std::string files;
+  for (std::size_t i = 0; i < scales.size(); ++i) {
+    write_report(launch(scales[i]), dir + "/launch" + std::to_string(i) + ".json");
+    files += " " + dir + "/launch" + std::to_string(i) + ".json";
+  }
+  const ChildResult r = run_child(std::string(DDL_CALIBRATE) + " --combine" + files + " --output " + dir + "/all.xml");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("median over 3 launches") != std::string::npos);
+  std::ifstream in(dir + "/all.json");
+  const nlohmann::ordered_json report = nlohmann::ordered_json::parse(in);
+  CHECK(report.at("launches") == 3);
+  // The same platform as fitting the launch with the median scale (1.2) in-process, except
+  // for the spreads, which are over launches.
+  const Calibration expected = fit_measurements(combine({launch(1.0), launch(3.0), launch(1.2)}, {"a", "b", "c"}), 0.03, "x");
+  CHECK(report.at("messages")[2].at("pingpong").at("median_s").get<double>() == expected.report["messages"][2]["pingpong"]["median_s"].get<double>());
+  std::ifstream xml(dir + "/all.xml");
+  const std::string platform((std::istreambuf_iterator<char>(xml)), std::istreambuf_iterator<char>());
+  CHECK(platform.find(expected.model.bw_factors) != std::string::npos);
+  CHECK(platform.find("median over 3 launches") != std::string::npos);
+
+  // Bad inputs: one message naming the problem, exit status 2, no platform written.
+  const std::string tool = std::string(DDL_CALIBRATE) + " --output " + dir + "/bad.xml";
+  for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
+           {" --combine " + dir + "/missing.json", "'" + dir + "/missing.json' cannot be read"},
+           {" --combine" + files + " --reps 5", "--reps sets what is measured; with --combine"},
+           {" --combine " + dir + "/all.json " + dir + "/launch0.json", "already combines launches"},
+           {" --combine " + dir + "/bad.json", "would overwrite its input"}}) {
+    const ChildResult bad = run_child(tool + args);
+    INFO(args << ": " << bad.err);
+    CHECK(bad.exit_code == 2);
+    CHECK(bad.err.find(message) != std::string::npos);
+  }
+  std::ofstream(dir + "/text.json") << "not json\n";
+  const ChildResult text = run_child(tool + " --combine " + dir + "/text.json");
+  CHECK(text.exit_code == 2);
+  CHECK(text.err.find("'" + dir + "/text.json' is not JSON") != std::string::npos);
+  CHECK(!std::ifstream(dir + "/bad.xml"));
+  std::filesystem::remove_all(dir);
+}
