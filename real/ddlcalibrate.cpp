@@ -4,7 +4,8 @@
 // Measures, over message sizes: ping-pong (rank 0 <-> 1), bidirectional exchange (0 <-> 1),
 // concurrent pairs and ring steps (every rank at once); and local reduce / copy throughput per
 // dtype, alone and on every rank at once, and float reduce over sizes (the platform's memory
-// factors). See calibrate_platform.hpp for the model.
+// factors). See calibrate_platform.hpp for the model. `ddlcalibrate --combine A.json B.json ...`
+// fits one platform to the median over the reports of separate launches (calibrate_report.hpp).
 #include <mpi.h>
 
 #include <algorithm>
