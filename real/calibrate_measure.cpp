@@ -101,20 +101,40 @@ const char* to_string(Pattern p) {
   return "?";
 }
 
-std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::size_t bytes, int reps) {
+const char* to_string(ReceiveBuffers r) { return r == ReceiveBuffers::own ? "own" : "peer-read"; }
+
+ReceiveBuffers parse_receive_buffers(const std::string& text) {
+  if (text == "own") return ReceiveBuffers::own;
+  if (text == "peer-read") return ReceiveBuffers::peer_read;
+  throw InvalidArgument("receive buffers '" + text + "' is not own or peer-read");
+}
+
+std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::size_t bytes, int reps,
+                                 ReceiveBuffers receive) {
   DDL_CHECK(comm.size() >= 2, "calibration needs at least 2 ranks");
   const int batch = batch_size(bytes);
-  const std::size_t tiny = 8;
-  MutView send = comm.acquire_scratch(bytes * static_cast<std::size_t>(batch)), recv = comm.acquire_scratch(bytes);
+  const std::size_t tiny = 8, all = bytes * static_cast<std::size_t>(batch);
+  const bool peer_read = receive == ReceiveBuffers::peer_read;
+  // Peer-read receive buffers: one per message of the batch, each sent to the peer (which reads
+  // it) before the repetition; the peer's copy of it lands in `spill`.
+  MutView send = comm.acquire_scratch(all), recv = comm.acquire_scratch(peer_read ? all : bytes);
+  MutView spill = comm.acquire_scratch(peer_read ? bytes : 0);
   MutView tiny_send = comm.acquire_scratch(tiny), tiny_recv = comm.acquire_scratch(tiny);
+  const auto recv_of = [&](int b) { return peer_read ? recv.slice(static_cast<std::size_t>(b) * bytes, bytes) : recv; };
   std::vector<double> t = time_reps(
-      comm, reps, batch, [&](int rep) { std::memset(send.data, rep & 0xff, send.bytes); },
+      comm, reps, batch,
+      [&](int rep) {
+        if (peer_read)
+          for (int b = 0; b < batch; ++b) step(comm, pattern, recv_of(b), spill);
+        std::memset(send.data, rep & 0xff, send.bytes);
+      },
       // A tiny message of the same pattern lines the participants up without reading (and so
       // cleaning) the freshly written buffers.
       [&] { return step(comm, pattern, tiny_send, tiny_recv); },
-      [&](int b) { step(comm, pattern, send.slice(static_cast<std::size_t>(b) * bytes, bytes), recv); });
+      [&](int b) { step(comm, pattern, send.slice(static_cast<std::size_t>(b) * bytes, bytes), recv_of(b)); });
   comm.release_scratch(tiny_recv);
   comm.release_scratch(tiny_send);
+  comm.release_scratch(spill);
   comm.release_scratch(recv);
   comm.release_scratch(send);
   if (pattern == Pattern::pingpong)

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "algorithms/types.hpp"
@@ -25,11 +26,21 @@ enum class Pattern {
 };
 const char* to_string(Pattern p);
 
+// Where a timed message lands: the state of the receive buffer's cache lines.
+enum class ReceiveBuffers {
+  own,        // last written by the receiving rank (a scratch buffer it keeps reusing)
+  peer_read,  // last read by the peer, as a ring's allgather receives into the chunks its
+              // reduce-scatter sent: the receiving core must first take the lines back
+};
+const char* to_string(ReceiveBuffers r);
+ReceiveBuffers parse_receive_buffers(const std::string& text);  // InvalidArgument naming text
+
 // Per repetition, seconds of one message (pingpong: one way; others: one exchange), each the
 // mean over a batch of back-to-back messages that lasts long enough for the clock, sent from
-// buffers their ranks have just written (as a collective's are: see batch_size). The result is
-// valid on every rank.
-std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::size_t bytes, int reps);
+// buffers their ranks have just written (as a collective's are: see batch_size) into buffers
+// in the state `receive`. The result is valid on every rank.
+std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::size_t bytes, int reps,
+                                 ReceiveBuffers receive = ReceiveBuffers::own);
 
 // Per repetition, seconds of host_reduce (sum) or memmove over `bytes`, on rank 0 alone
 // (`all_ranks` false) or on every rank at once (the slowest rank's time). Valid on every rank.

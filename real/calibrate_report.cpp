@@ -74,6 +74,7 @@ Measurements read_report(const json& r, const std::string& source) {
     m.ranks = r.at("ranks").get<int>();
     m.reps = r.at("reps").get<int>();
     m.launches = r.contains("launches") ? r.at("launches").get<int>() : 1;
+    m.receive_buffers = r.contains("receive_buffers") ? r.at("receive_buffers").get<std::string>() : "own";
     if (m.ranks < 2 || m.reps < 1 || m.launches < 1) throw InvalidArgument("ranks, reps or launches out of range");
     for (const json& row : r.at("messages")) {
       MessageTimes t;
@@ -119,6 +120,7 @@ Measurements combine(const std::vector<Measurements>& launches, const std::vecto
   for (std::size_t i = 1; i < launches.size(); ++i) {
     const Measurements& m = launches[i];
     if (m.ranks != first.ranks) throw InvalidArgument(differ(sources, i, "ranks"));
+    if (m.receive_buffers != first.receive_buffers) throw InvalidArgument(differ(sources, i, "receive buffers"));
     if (m.messages.size() != first.messages.size() ||
         !std::equal(m.messages.begin(), m.messages.end(), first.messages.begin(),
                     [](const MessageTimes& a, const MessageTimes& b) { return a.bytes == b.bytes; }))
@@ -202,6 +204,7 @@ Calibration fit_measurements(const Measurements& m, double tolerance, const std:
   r["ranks"] = m.ranks;
   r["reps"] = m.reps;
   r["launches"] = m.launches;
+  r["receive_buffers"] = m.receive_buffers;
   if (!m.sources.empty()) r["launch_reports"] = m.sources;
   r["fit_tolerance_pct"] = 100 * tolerance;
   json messages = json::array(), segments = json::array();
@@ -250,6 +253,7 @@ std::string summary_text(const Measurements& m, const Calibration& c, const std:
   append(out, "ddlcalibrate: %d ranks, %d reps, sizes %s..%s", m.ranks, m.reps,
          harness::format_size(m.messages.front().bytes).c_str(), harness::format_size(m.messages.back().bytes).c_str());
   if (m.launches > 1) append(out, ", median over %d launches (iqr_%% across the launches)", m.launches);
+  if (m.receive_buffers != "own") append(out, ", messages received into %s buffers", m.receive_buffers.c_str());
   append(out, "\n%10s %12s %8s %12s %8s", "bytes", "pingpong_us", "iqr_%", "fit_us", "resid_%");
   for (const PatternShape& p : m.patterns) append(out, " %14s_us %7s", p.name.c_str(), "model_%");
   out += "\n";

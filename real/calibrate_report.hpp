@@ -42,6 +42,7 @@ struct Measurements {
   int ranks = 0;
   int reps = 0;      // repetitions per point in each launch
   int launches = 1;  // > 1: every Spread is over the launches' medians
+  std::string receive_buffers = "own";  // where messages landed (calibrate_measure.hpp)
   std::vector<std::string> sources;  // the reports combined (empty: measured by this process)
   std::vector<PatternShape> patterns;
   std::vector<MessageTimes> messages;                    // increasing bytes

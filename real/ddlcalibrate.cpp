@@ -36,6 +36,7 @@ struct Args {
   int reps = 15;
   std::size_t reduce_bytes = 0;
   double tolerance = 0.03;
+  ReceiveBuffers receive = ReceiveBuffers::own;
 };
 
 Args parse(int argc, char** argv, bool& help) {
@@ -51,6 +52,9 @@ Args parse(int argc, char** argv, bool& help) {
       ("maxbytes,e", po::value<std::string>()->default_value("64M"), "largest message size")
       ("stepfactor,f", po::value<std::string>()->default_value("2"), "size multiplier between sizes")
       ("reduce-bytes", po::value<std::string>()->default_value("4M"), "buffer size of the reduce/copy timings")
+      ("receive-buffers", po::value<std::string>()->default_value("own"),
+       "where messages land: own (last written by the receiver, as a reused scratch buffer) or "
+       "peer-read (last read by the peer, as a ring's allgather receives into what it sent)")
       ("fit-tolerance", po::value<double>()->default_value(0.03, "0.03"),
        "largest relative misfit of one latency/bandwidth pair before a new size range starts");
   po::variables_map vm;
@@ -86,7 +90,7 @@ Args parse(int argc, char** argv, bool& help) {
   a.tolerance = vm["fit-tolerance"].as<double>();
   if (!(a.tolerance > 0 && a.tolerance < 1)) throw InvalidArgument("--fit-tolerance must be in (0, 1)");
   if (vm.count("combine")) {
-    for (const char* flag : {"reps", "minbytes", "maxbytes", "stepfactor", "reduce-bytes"})
+    for (const char* flag : {"reps", "minbytes", "maxbytes", "stepfactor", "reduce-bytes", "receive-buffers"})
       if (!vm[flag].defaulted())
         throw InvalidArgument(std::string("--") + flag + " sets what is measured; with --combine the reports' "
                               "measurements are used (see ddlcalibrate --help)");
@@ -103,6 +107,11 @@ Args parse(int argc, char** argv, bool& help) {
   if (a.sizes.size() < 2) throw InvalidArgument("calibration needs at least 2 message sizes (-b < -e)");
   a.reduce_bytes = harness::parse_size(vm["reduce-bytes"].as<std::string>());
   if (a.reduce_bytes < 4096) throw InvalidArgument("--reduce-bytes must be at least 4K");
+  try {
+    a.receive = parse_receive_buffers(vm["receive-buffers"].as<std::string>());
+  } catch (const InvalidArgument& e) {
+    throw InvalidArgument(std::string("--receive-buffers: ") + e.what() + " (see ddlcalibrate --help)");
+  }
   return a;
 }
 
@@ -117,6 +126,7 @@ Measurements measure(MpiCommunicator& comm, const Args& args) {
   Measurements m;
   m.ranks = comm.size();
   m.reps = args.reps;
+  m.receive_buffers = to_string(args.receive);
   // Messages: one flow alone, then the contended patterns.
   std::vector<Pattern> kinds = {Pattern::bidirectional};
   m.patterns.push_back({to_string(Pattern::bidirectional), 2, 1});
@@ -129,8 +139,8 @@ Measurements measure(MpiCommunicator& comm, const Args& args) {
     m.patterns.push_back({to_string(Pattern::ring), m.ranks, 1});
   }
   for (std::size_t bytes : args.sizes) {
-    MessageTimes t{bytes, summarize(time_pattern(comm, Pattern::pingpong, bytes, args.reps)), {}};
-    for (Pattern p : kinds) t.patterns.push_back(summarize(time_pattern(comm, p, bytes, args.reps)));
+    MessageTimes t{bytes, summarize(time_pattern(comm, Pattern::pingpong, bytes, args.reps, args.receive)), {}};
+    for (Pattern p : kinds) t.patterns.push_back(summarize(time_pattern(comm, p, bytes, args.reps, args.receive)));
     if (comm.rank() == 0)
       std::cerr << "ddlcalibrate: " << harness::format_size(bytes) << " one-way " << t.pingpong.median * 1e6 << " us\n";
     m.messages.push_back(std::move(t));
@@ -169,6 +179,7 @@ void write_outputs(const Args& args, const Measurements& m) {
   const Calibration c = fit_measurements(m, args.tolerance, args.output);
   std::string origin = "ranks " + std::to_string(m.ranks) + ", " + std::to_string(m.reps) + " repetitions per point";
   if (m.launches > 1) origin += ", median over " + std::to_string(m.launches) + " launches";
+  if (m.receive_buffers != "own") origin += ", messages received into " + m.receive_buffers + " buffers";
   std::ofstream xml(args.output);
   xml << platform_xml(c.model, {origin + "; report: " + args.report,
                                 "memory_bandwidth = 3 x float sum reduce throughput with every rank reducing at once",

@@ -1,7 +1,7 @@
 // Calibration over several launches: reports read back exactly, launches combine into each
 // point's median, and ddlcalibrate --combine writes the platform of the combination (or one
 // clear message for reports that cannot be combined). Synthetic measurements, so every
-// expected value is exact.
+// expected value is exact. Plus the plumbing of --receive-buffers peer-read.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -57,6 +57,7 @@ TEST_CASE("a calibration report reads back to the measurements it was written fr
   CHECK(back.ranks == 2);
   CHECK(back.reps == 5);
   CHECK(back.launches == 1);
+  CHECK(back.receive_buffers == "own");
   REQUIRE(back.patterns.size() == 1);
   CHECK(back.patterns[0].name == "bidirectional");
   CHECK(back.patterns[0].flows == 2);
@@ -103,6 +104,9 @@ TEST_CASE("launches of different commands are not combined", "[calibrate]") {
   Measurements other_ranks = launch(1.0);
   other_ranks.ranks = 4;
   CHECK_THROWS_WITH(combine({launch(1.0), other_ranks}, {"a.json", "b.json"}), Catch::Contains("differ in ranks"));
+  Measurements other_receive = launch(1.0);
+  other_receive.receive_buffers = "peer-read";
+  CHECK_THROWS_WITH(combine({launch(1.0), other_receive}, {"a.json", "b.json"}), Catch::Contains("differ in receive buffers"));
   Measurements other_reduce = launch(1.0);
   other_reduce.copy.bytes = 4096;
   CHECK_THROWS_WITH(combine({launch(1.0), other_reduce}, {"a.json", "b.json"}), Catch::Contains("differ in local timings"));
@@ -143,6 +147,8 @@ TEST_CASE("ddlcalibrate --combine writes the platform of the launches' medians",
   for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
            {" --combine " + dir + "/missing.json", "'" + dir + "/missing.json' cannot be read"},
            {" --combine" + files + " --reps 5", "--reps sets what is measured; with --combine"},
+           {" --combine" + files + " --receive-buffers peer-read", "--receive-buffers sets what is measured"},
+           {" --receive-buffers theirs", "--receive-buffers: receive buffers 'theirs' is not own or peer-read"},
            {" --combine " + dir + "/all.json " + dir + "/launch0.json", "already combines launches"},
            {" --combine " + dir + "/bad.json", "would overwrite its input"}}) {
     const ChildResult bad = run_child(tool + args);
@@ -155,5 +161,19 @@ TEST_CASE("ddlcalibrate --combine writes the platform of the launches' medians",
   CHECK(text.exit_code == 2);
   CHECK(text.err.find("'" + dir + "/text.json' is not JSON") != std::string::npos);
   CHECK(!std::ifstream(dir + "/bad.xml"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a calibration into peer-read receive buffers says so in its report and summary", "[calibrate][mpi]") {
+  const std::string dir = temp_dir();
+  const ChildResult r = run_child(std::string(DDL_MPIRUN) + " -np 2 " + DDL_CALIBRATE + " --output " + dir +
+                                  "/peer.xml --reps 3 -b 1K -e 64K -f 8 --reduce-bytes 4K --receive-buffers peer-read");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("messages received into peer-read buffers") != std::string::npos);
+  std::ifstream in(dir + "/peer.json");
+  const Measurements m = read_report(nlohmann::ordered_json::parse(in), "peer.json");
+  CHECK(m.receive_buffers == "peer-read");
+  CHECK(m.messages.size() == 3);  // 1K, 8K, 64K
   std::filesystem::remove_all(dir);
 }
