@@ -208,9 +208,10 @@ int run(int argc, char** argv) {
   if (!args.combine.empty()) {
     try {
       write_outputs(args, read_reports(args.combine));
-    } catch (const InvalidArgument& e) {
+    } catch (const Error& e) {
+      // One process, nothing to abort: bad reports exit 2, an unwritable output 1.
       std::cerr << "ddlcalibrate: " << e.what() << "\n";
-      return 2;
+      return dynamic_cast<const InvalidArgument*>(&e) ? 2 : 1;
     }
     return 0;
   }

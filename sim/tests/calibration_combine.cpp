@@ -161,6 +161,12 @@ TEST_CASE("ddlcalibrate --combine writes the platform of the launches' medians",
   CHECK(text.exit_code == 2);
   CHECK(text.err.find("'" + dir + "/text.json' is not JSON") != std::string::npos);
   CHECK(!std::ifstream(dir + "/bad.xml"));
+  // An output that cannot be written: one message, exit status 1, no MPI abort.
+  const ChildResult unwritable =
+      run_child(std::string(DDL_CALIBRATE) + " --combine" + files + " --output " + dir + "/no/such/dir/x.xml");
+  CHECK(unwritable.exit_code == 1);
+  CHECK(unwritable.err.find("cannot write '" + dir + "/no/such/dir/x.xml'") != std::string::npos);
+  CHECK(unwritable.err.find("MPI_ABORT") == std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
