@@ -1,5 +1,6 @@
-// Non-owning byte ranges. The data pointer may be null: in timing-only mode the simulator moves
-// no payload, so a 100 MB buffer on 4096 ranks costs no memory; slicing keeps it null.
+// Non-owning byte ranges. In timing-only mode the simulator moves no payload, so a 100 MB
+// buffer on 4096 ranks costs no memory: the data pointer is null, or an address of no memory
+// that only tells buffers apart (sim/sim_communicator.hpp); slicing keeps either kind.
 #pragma once
 
 #include <cstddef>

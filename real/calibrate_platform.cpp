@@ -124,6 +124,9 @@ std::string platform_xml(const PlatformModel& m, const std::vector<std::string>&
   if (!m.memory_factors.empty())
     x << "    <prop id=\"ddl_memory_factors\" value=\"" << m.memory_factors
       << "\"/><!-- reduce throughput (all ranks) at each size / memory_bandwidth / 3 -->\n";
+  if (!m.peer_read_factors.empty())
+    x << "    <prop id=\"ddl_peer_read_factors\" value=\"" << m.peer_read_factors
+      << "\"/><!-- bidirectional exchange into buffers the peer has just read / into own buffers, per size -->\n";
   for (int r = 0; r < m.ranks; ++r)
     x << "    <host id=\"gpu" << r << "\" speed=\"1Gf\"><prop id=\"ddl_rank\" value=\"" << r
       << "\"/><prop id=\"memory_bandwidth\" value=\"" << number(m.memory_bandwidth)

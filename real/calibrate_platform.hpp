@@ -46,6 +46,9 @@ struct PlatformModel {
   // ddl_memory_factors ("BYTES:FACTOR;..."): float sum reduce throughput with every rank
   // reducing, per size, relative to the throughput memory_bandwidth stands for; empty: none.
   std::string memory_factors;
+  // ddl_peer_read_factors ("BYTES:FACTOR;..."): a bidirectional exchange into buffers the peer
+  // has just read, per size, relative to one into the receivers' own buffers; empty: none.
+  std::string peer_read_factors;
 };
 
 // The simulated per-flow time of a contended point on `model`, as CM02 computes it.

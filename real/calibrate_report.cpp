@@ -52,6 +52,32 @@ LocalTimes combine_local(const std::vector<Measurements>& launches,
           over_launches(launches, [&](const Measurements& m) -> const Spread& { return at(m).all_ranks; })};
 }
 
+// Each value as the median of it and its two neighbours in size (at either end of the sweep,
+// the lower of it and its one neighbour): on an oversubscribed machine one size now and then
+// catches a descheduled rank (a single point 3x off between normal ones), while cache effects
+// span several sizes.
+std::vector<double> median_of_neighbours(const std::vector<double>& values) {
+  std::vector<double> out;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    std::vector<double> near(values.begin() + static_cast<std::ptrdiff_t>(i ? i - 1 : i),
+                             values.begin() + static_cast<std::ptrdiff_t>(std::min(i + 2, values.size())));
+    std::sort(near.begin(), near.end());
+    out.push_back(near[(near.size() - 1) / 2]);
+  }
+  return out;
+}
+
+// "0:F0;B1:F1;...": factor i from bytes[i] on; the first one also covers everything below it.
+std::string factor_string(const std::vector<std::size_t>& bytes, const std::vector<double>& factors) {
+  std::string f;
+  for (std::size_t i = 0; i < factors.size(); ++i) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", factors[i]);
+    f += (i ? ";" + std::to_string(bytes[i]) : std::string("0")) + ":" + text;
+  }
+  return f;
+}
+
 std::string differ(const std::vector<std::string>& sources, std::size_t i, const std::string& what) {
   return "calibration reports '" + sources.front() + "' and '" + sources[i] + "' differ in " + what +
          ": combine only launches of the same ddlcalibrate command";
@@ -81,8 +107,11 @@ Measurements read_report(const json& r, const std::string& source) {
       t.bytes = row.at("bytes").get<std::size_t>();
       t.pingpong = read_spread(row.at("pingpong"));
       // The contended patterns are the row's other objects, in the order the report has them.
+      if (row.contains("bidirectional_peer_read")) t.bidirectional_peer_read = read_spread(row.at("bidirectional_peer_read"));
+      if (!m.messages.empty() && t.bidirectional_peer_read.has_value() != m.messages.front().bidirectional_peer_read.has_value())
+        throw InvalidArgument("only some message rows have bidirectional_peer_read");
       for (const auto& [key, value] : row.items()) {
-        if (key == "bytes" || key == "pingpong") continue;
+        if (key == "bytes" || key == "pingpong" || key == "bidirectional_peer_read") continue;
         if (m.messages.empty())
           m.patterns.push_back({key, value.at("flows").get<int>(), value.at("flows_per_host").get<int>()});
         const std::size_t k = t.patterns.size();
@@ -121,6 +150,8 @@ Measurements combine(const std::vector<Measurements>& launches, const std::vecto
     const Measurements& m = launches[i];
     if (m.ranks != first.ranks) throw InvalidArgument(differ(sources, i, "ranks"));
     if (m.receive_buffers != first.receive_buffers) throw InvalidArgument(differ(sources, i, "receive buffers"));
+    if (m.messages.front().bidirectional_peer_read.has_value() != first.messages.front().bidirectional_peer_read.has_value())
+      throw InvalidArgument(differ(sources, i, "whether the peer-read exchange was measured"));
     if (m.messages.size() != first.messages.size() ||
         !std::equal(m.messages.begin(), m.messages.end(), first.messages.begin(),
                     [](const MessageTimes& a, const MessageTimes& b) { return a.bytes == b.bytes; }))
@@ -150,6 +181,9 @@ Measurements combine(const std::vector<Measurements>& launches, const std::vecto
     for (std::size_t k = 0; k < c.patterns.size(); ++k)
       c.messages[i].patterns[k] =
           over_launches(launches, [&](const Measurements& m) -> const Spread& { return m.messages[i].patterns[k]; });
+    if (c.messages[i].bidirectional_peer_read)
+      c.messages[i].bidirectional_peer_read = over_launches(
+          launches, [&](const Measurements& m) -> const Spread& { return *m.messages[i].bidirectional_peer_read; });
   }
   for (std::size_t k = 0; k < c.reduce.size(); ++k)
     c.reduce[k].second = combine_local(launches, [&](const Measurements& m) -> const LocalTimes& { return m.reduce[k].second; });
@@ -177,26 +211,32 @@ Calibration fit_measurements(const Measurements& m, double tolerance, const std:
   const double float_all = float_at->second.bytes / float_at->second.all_ranks.median;
   c.fit = fit_piecewise(lone, tolerance);
   c.model = model_from_pingpong(m.ranks, c.fit, lone.back().bytes, 3 * float_all);
-  // Each swept size's throughput relative to float_all, as the median of it and its two
-  // neighbours in size (at either end of the sweep, the lower of it and its one neighbour): on
-  // an oversubscribed machine one size now and then catches a descheduled rank (a single point
-  // 3x off between normal ones), while cache effects span several sizes. The smallest size's
-  // factor also covers everything below it (threshold 0).
+  // Each swept size's throughput relative to float_all, smoothed over neighbouring sizes.
   const std::vector<LocalTimes>& sizes = m.reduce_float_by_size;
   std::vector<double> factors;
-  for (std::size_t i = 0; i < sizes.size(); ++i) {
-    std::vector<double> near;
-    for (std::size_t j = i ? i - 1 : i; j < std::min(i + 2, sizes.size()); ++j)
-      near.push_back(sizes[j].bytes / sizes[j].all_ranks.median);
-    std::sort(near.begin(), near.end());
-    factors.push_back(near[(near.size() - 1) / 2] / float_all);
-    char text[32];
-    std::snprintf(text, sizeof text, "%.6g", factors.back());
-    std::string& f = c.model.memory_factors;
-    if (i) f += ';';
-    f += i ? std::to_string(sizes[i].bytes) : std::string("0");
-    f += ':';
-    f += text;
+  std::vector<std::size_t> reduce_bytes;
+  for (const LocalTimes& t : sizes) {
+    factors.push_back(t.bytes / t.all_ranks.median / float_all);
+    reduce_bytes.push_back(t.bytes);
+  }
+  factors = median_of_neighbours(factors);
+  c.model.memory_factors = factor_string(reduce_bytes, factors);
+  // Peer-read exchange / own-buffer exchange per message size, as measured: a ratio of two
+  // medians taken back to back is steady, and its rise and fall spans a size or two (smoothing
+  // would cut the peak). Below 1 is noise (the two differ only in the receive buffers' state)
+  // and is written as 1.
+  std::vector<double> peer_read_ratios, peer_read_factors;
+  std::vector<std::size_t> message_bytes;
+  if (m.messages.front().bidirectional_peer_read) {
+    const auto own = std::find_if(m.patterns.begin(), m.patterns.end(), [](const PatternShape& p) { return p.name == "bidirectional"; });
+    if (own == m.patterns.end()) throw InvalidArgument("calibration: a peer-read exchange without the bidirectional one");
+    const std::size_t k = static_cast<std::size_t>(own - m.patterns.begin());
+    for (const MessageTimes& t : m.messages) {
+      peer_read_ratios.push_back(t.bidirectional_peer_read->median / t.patterns[k].median);
+      message_bytes.push_back(t.bytes);
+    }
+    for (double f : peer_read_ratios) peer_read_factors.push_back(std::max(1.0, f));
+    c.model.peer_read_factors = factor_string(message_bytes, peer_read_factors);
   }
   choose_capacities(c.model, contended);
 
@@ -222,6 +262,11 @@ Calibration fit_measurements(const Measurements& m, double tolerance, const std:
       cell["flows_per_host"] = p.flows_per_host;
       cell["model_s"] = predict(c.model, p);
       cell["model_error_pct"] = 100 * (predict(c.model, p) - p.seconds) / p.seconds;
+    }
+    if (t.bidirectional_peer_read) {
+      json& cell = row["bidirectional_peer_read"] = spread_json(*t.bidirectional_peer_read);
+      cell["ratio"] = peer_read_ratios[i];
+      cell["peer_read_factor"] = peer_read_factors[i];
     }
     messages.push_back(row);
   }
@@ -256,6 +301,8 @@ std::string summary_text(const Measurements& m, const Calibration& c, const std:
   if (m.receive_buffers != "own") append(out, ", messages received into %s buffers", m.receive_buffers.c_str());
   append(out, "\n%10s %12s %8s %12s %8s", "bytes", "pingpong_us", "iqr_%", "fit_us", "resid_%");
   for (const PatternShape& p : m.patterns) append(out, " %14s_us %7s", p.name.c_str(), "model_%");
+  const bool peer_read = m.messages.front().bidirectional_peer_read.has_value();
+  if (peer_read) append(out, " %14s_us %7s", "bidir_peer_read", "ratio");
   out += "\n";
   for (std::size_t i = 0; i < m.messages.size(); ++i) {
     const json& row = r["messages"][i];
@@ -265,6 +312,9 @@ std::string summary_text(const Measurements& m, const Calibration& c, const std:
     for (std::size_t k = 0; k < m.patterns.size(); ++k)
       append(out, " %17.3f %7.1f", m.messages[i].patterns[k].median * 1e6,
              row[m.patterns[k].name]["model_error_pct"].get<double>());
+    if (peer_read)
+      append(out, " %17.3f %7.3f", m.messages[i].bidirectional_peer_read->median * 1e6,
+             row["bidirectional_peer_read"]["ratio"].get<double>());
     out += "\n";
   }
   const json& fit = r["pingpong_fit"];
@@ -272,6 +322,7 @@ std::string summary_text(const Measurements& m, const Calibration& c, const std:
          fit["median_residual_pct"].get<double>(), fit["max_residual_pct"].get<double>());
   for (const Segment& s : c.fit)
     append(out, "  from %zu B: latency %.3f us, bandwidth %.3f GB/s\n", s.from_bytes, s.latency_s * 1e6, s.bandwidth() / 1e9);
+  if (peer_read) append(out, "peer-read factors (the ratios, at least 1): %s\n", c.model.peer_read_factors.c_str());
   append(out, "host link %.3f GB/s, bus %.3f GB/s, route latency %.3f us\n", c.model.host_bandwidth / 1e9,
          c.model.bus_bandwidth / 1e9, c.model.route_latency * 1e6);
   for (const auto& [dtype, t] : m.reduce)

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,6 +32,10 @@ struct MessageTimes {
   std::size_t bytes = 0;
   Spread pingpong;              // one way
   std::vector<Spread> patterns; // one per Measurements::patterns, in its order
+  // The bidirectional exchange again, into buffers the peer has just read (ReceiveBuffers::
+  // peer_read): measured when the other patterns land in own buffers, absent otherwise. Its
+  // ratio to the bidirectional exchange becomes the platform's ddl_peer_read_factors.
+  std::optional<Spread> bidirectional_peer_read;
 };
 
 struct LocalTimes {
@@ -66,8 +71,9 @@ struct Calibration {
 };
 
 // Fits the ping-pong medians (fit_piecewise with `tolerance`), derives memory bandwidth and
-// factors from float reduce, fits the bus to the contended patterns (choose_capacities) and
-// builds the report; `platform_file` is recorded in it.
+// factors from float reduce and peer-read factors from the two bidirectional exchanges, fits
+// the bus to the contended patterns (choose_capacities) and builds the report; `platform_file`
+// is recorded in it.
 Calibration fit_measurements(const Measurements& m, double tolerance, const std::string& platform_file);
 
 // The human summary ddlcalibrate prints: per size the medians beside the fit and the model,

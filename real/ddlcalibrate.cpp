@@ -2,7 +2,8 @@
 // it (plus a JSON report) that ddlsim loads. Run with mpirun on the ranks to be predicted:
 //   mpirun -np 4 ddlcalibrate --output calibrated_4.xml
 // Measures, over message sizes: ping-pong (rank 0 <-> 1), bidirectional exchange (0 <-> 1),
-// concurrent pairs and ring steps (every rank at once); and local reduce / copy throughput per
+// concurrent pairs and ring steps (every rank at once), and the bidirectional exchange again
+// into buffers the peer has just read (the platform's ddl_peer_read_factors); and local reduce / copy throughput per
 // dtype, alone and on every rank at once, and float reduce over sizes (the platform's memory
 // factors). See calibrate_platform.hpp for the model. `ddlcalibrate --combine A.json B.json ...`
 // fits one platform to the median over the reports of separate launches (calibrate_report.hpp).
@@ -53,8 +54,10 @@ Args parse(int argc, char** argv, bool& help) {
       ("stepfactor,f", po::value<std::string>()->default_value("2"), "size multiplier between sizes")
       ("reduce-bytes", po::value<std::string>()->default_value("4M"), "buffer size of the reduce/copy timings")
       ("receive-buffers", po::value<std::string>()->default_value("own"),
-       "where messages land: own (last written by the receiver, as a reused scratch buffer) or "
-       "peer-read (last read by the peer, as a ring's allgather receives into what it sent)")
+       "where messages land: own (last written by the receiver, as a reused scratch buffer; the "
+       "exchange is also timed into peer-read buffers for the platform's ddl_peer_read_factors) or "
+       "peer-read (every pattern lands in lines last read by the peer, as a ring's allgather receives "
+       "into what it sent; no factors then)")
       ("fit-tolerance", po::value<double>()->default_value(0.03, "0.03"),
        "largest relative misfit of one latency/bandwidth pair before a new size range starts");
   po::variables_map vm;
@@ -70,7 +73,8 @@ Args parse(int argc, char** argv, bool& help) {
     std::cout << "Usage: mpirun -np P ddlcalibrate --output PLATFORM.xml [options]\n"
                  "       ddlcalibrate --combine A.json B.json ... --output PLATFORM.xml\n\n"
                  "Measures message latency and bandwidth over sizes (ping-pong, bidirectional, concurrent\n"
-                 "pairs, ring steps) through the same communicator ddlrun uses, and local reduce/copy\n"
+                 "pairs, ring steps; the bidirectional exchange also into buffers the peer has just read)\n"
+                 "through the same communicator ddlrun uses, and local reduce/copy\n"
                  "throughput per dtype, then writes a P-host SimGrid platform of this machine for ddlsim\n"
                  "and a JSON report (medians, quartiles, fit and residuals). On a shared machine one launch\n"
                  "is one draw: calibrate in several launches and --combine their reports.\n\n"
@@ -141,6 +145,11 @@ Measurements measure(MpiCommunicator& comm, const Args& args) {
   for (std::size_t bytes : args.sizes) {
     MessageTimes t{bytes, summarize(time_pattern(comm, Pattern::pingpong, bytes, args.reps, args.receive)), {}};
     for (Pattern p : kinds) t.patterns.push_back(summarize(time_pattern(comm, p, bytes, args.reps, args.receive)));
+    // What landing in just-read lines costs (the platform's ddl_peer_read_factors); when every
+    // pattern already lands there, there is nothing to compare with.
+    if (args.receive == ReceiveBuffers::own)
+      t.bidirectional_peer_read =
+          summarize(time_pattern(comm, Pattern::bidirectional, bytes, args.reps, ReceiveBuffers::peer_read));
     if (comm.rank() == 0)
       std::cerr << "ddlcalibrate: " << harness::format_size(bytes) << " one-way " << t.pingpong.median * 1e6 << " us\n";
     m.messages.push_back(std::move(t));

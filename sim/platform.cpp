@@ -175,6 +175,12 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   p.bandwidth_factors = read_factors(engine, file, "ddl_bw_factors", false);
   // A zero memory factor would make local work take forever.
   p.memory_factors = read_factors(engine, file, "ddl_memory_factors", false);
+  p.peer_read_factors = read_factors(engine, file, "ddl_peer_read_factors", false);
+  for (const FactorStep& s : p.peer_read_factors)
+    if (s.factor < 1)
+      throw InvalidArgument("platform file '" + file + "': ddl_peer_read_factors: factor " + std::to_string(s.factor) +
+                            " from " + std::to_string(s.from_bytes) +
+                            " bytes is below 1 (where a message lands can only slow it down)");
   using Links = std::vector<simgrid::s4u::Link*>;
   using Zones = std::unordered_set<simgrid::s4u::NetZone*>;
   auto* model = engine.get_netzone_root()->get_network_model();

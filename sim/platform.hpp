@@ -69,6 +69,13 @@ struct Platform {
   // real machine's reduce/copy throughput depends on whether the operands fit its caches.
   // Empty: every size runs at memory_bandwidth.
   FactorTable memory_factors;
+  // Root zone property `ddl_peer_read_factors` ("BYTES:FACTOR;...", factors > 0): a message of
+  // n bytes that lands in bytes its receiver last sent (and has not written since) takes
+  // factor_at(peer_read_factors, n) times its time into the receiver's own bytes: those lines
+  // were last read by another core, which must give them up before they are written. A ring's
+  // allgather receives into exactly such bytes, the chunks its reduce-scatter sent.
+  // ddlcalibrate measures it on shared-memory machines; empty: no such cost (every factor 1).
+  FactorTable peer_read_factors;
   // Bytes of the collective being simulated (0: unknown). Where bytes sit in the caches depends
   // on the footprint of the whole operation, not on the piece one message or reduce moves: a
   // 64 KB chunk of a 64 MB allreduce streams from memory. So messages follow piece_time() and

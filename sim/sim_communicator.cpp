@@ -17,6 +17,11 @@ struct MessageHeader {
   std::size_t bytes;
 };
 
+// Timing-only scratch lives at addresses from here up, 4 KiB-aligned with a gap between
+// ranges: far from null, so a slice of a range is never mistaken for an address-less view.
+constexpr std::uintptr_t kFirstFakeAddress = std::uintptr_t{1} << 32;
+constexpr std::uintptr_t kFakeAlignment = 4096;
+
 void* encode_size(std::size_t bytes) {
   // Timing-only messages carry no data; their pointer is the size + 1 (never null, so SimGrid
   // always delivers it) and lets the receiver check the size it expected.
@@ -25,6 +30,8 @@ void* encode_size(std::size_t bytes) {
 std::size_t decode_size(const void* p) {
   return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p) - 1);
 }
+
+std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
 
 std::string describe(int rank, const char* op, int peer, int tag, std::size_t bytes) {
   return "rank " + std::to_string(rank) + ": " + op + " peer " + std::to_string(peer) + " tag " +
@@ -38,8 +45,12 @@ SimCommunicator::SimCommunicator(const SimWorld& world, int rank)
       rank_(rank),
       size_(world.platform->ranks()),
       memory_bandwidth_(world.platform->memory_bandwidth.at(static_cast<std::size_t>(rank))),
-      pool_([](std::size_t bytes) { return ::operator new(bytes); },
-            [](void* p) { ::operator delete(p); }) {}
+      pool_([this](std::size_t bytes) { return world_.payload ? ::operator new(bytes) : fake_range(bytes); },
+            [this](void* p) {
+              if (world_.payload) ::operator delete(p);
+            }),
+      next_address_(kFirstFakeAddress),
+      track_peer_read_(!world.platform->peer_read_factors.empty()) {}
 
 SimCommunicator::~SimCommunicator() {
   // Payload blocks of receives never waited for (an aborted run) would leak otherwise.
@@ -105,10 +116,23 @@ Request SimCommunicator::isend(int peer, ConstView data, int tag) {
     if (data.bytes) std::memcpy(block + 1, data.data, data.bytes);
     payload = block;
   }
+  simgrid::s4u::Mailbox* box = mailbox(rank_, peer, tag);
+  double rate = -1;  // SimGrid's "no cap"
+  if (track_peer_read_) {
+    if (data.data) sent_.add(address(data.data), address(data.data) + data.bytes);
+    PendingCaps& pending = (*world_.pending_caps)[box];
+    if (pending.recvs > pending.sends) {  // the matching receive is posted: its cap is ours
+      rate = pending.caps.front();
+      pending.caps.pop_front();
+    }
+    ++pending.sends;
+  }
   Slot* slot;
   const Request r = take_slot(Kind::send, peer, tag, slot);
   try {
-    slot->activity = mailbox(rank_, peer, tag)->put_async(payload, data.bytes);
+    simgrid::s4u::CommPtr comm = box->put_init(payload, data.bytes);
+    if (rate > 0) comm->set_rate(rate);
+    slot->activity = comm->start();
   } catch (const simgrid::Exception& e) {
     if (world_.payload) std::free(payload);
     throw BackendError(describe(rank_, "isend to", peer, tag, data.bytes) + ": " + e.what());
@@ -120,11 +144,28 @@ Request SimCommunicator::irecv(int peer, MutView data, int tag) {
   check_peer(peer, "irecv");
   if (world_.payload && data.data == nullptr && data.bytes > 0)
     throw InvalidArgument(describe(rank_, "irecv from", peer, tag, data.bytes) + ": null data in payload mode");
+  simgrid::s4u::Mailbox* box = mailbox(peer, rank_, tag);
+  double rate = -1;  // SimGrid's "no cap"
+  if (track_peer_read_) {
+    if (data.data && data.bytes) {
+      const std::size_t peer_read = sent_.overlap(address(data.data), address(data.data) + data.bytes);
+      written(data.data, data.bytes);
+      if (peer_read)
+        rate = peer_read_rate(peer, data.bytes, static_cast<double>(peer_read) / static_cast<double>(data.bytes));
+    }
+    PendingCaps& pending = (*world_.pending_caps)[box];
+    if (++pending.recvs > pending.sends) {  // posted before its send: the send applies the cap
+      pending.caps.push_back(rate);
+      rate = -1;
+    }
+  }
   Slot* slot;
   const Request r = take_slot(Kind::recv, peer, tag, slot);
   slot->target = data;
   try {
-    slot->activity = mailbox(peer, rank_, tag)->get_async<void>(&slot->received);
+    simgrid::s4u::CommPtr comm = box->get_init()->set_dst_data(&slot->received, sizeof(void*));
+    if (rate > 0) comm->set_rate(rate);
+    slot->activity = comm->start();
   } catch (const simgrid::Exception& e) {
     throw BackendError(describe(rank_, "irecv from", peer, tag, data.bytes) + ": " + e.what());
   }
@@ -176,33 +217,55 @@ void SimCommunicator::spend_memory_time(double bytes_touched, std::size_t op_byt
   }
 }
 
+void SimCommunicator::written(const void* data, std::size_t bytes) {
+  if (track_peer_read_ && data) sent_.remove(address(data), address(data) + bytes);
+}
+
+void SimCommunicator::note_written(ConstView data) { written(data.data, data.bytes); }
+
+double SimCommunicator::peer_read_rate(int peer, std::size_t bytes, double share) {
+  const Platform& platform = *world_.platform;
+  const double ratio = 1 + (factor_at(platform.peer_read_factors, static_cast<double>(bytes)) - 1) * share;
+  if (ratio <= 1) return -1;
+  auto [route, inserted] = routes_.try_emplace(peer);
+  if (inserted) route->second = route_cost(platform, peer, rank_);
+  const PieceTime alone = piece_time(platform.latency_factors, platform.bandwidth_factors, static_cast<double>(bytes),
+                                     *platform.footprint_bytes, route->second.latency, route->second.bandwidth);
+  // Capped at r, the message takes latency + bytes / r (a cap below what the route gives it).
+  return static_cast<double>(bytes) / (ratio * (alone.latency + alone.transfer) - alone.latency);
+}
+
+void* SimCommunicator::fake_range(std::size_t bytes) {
+  void* start = reinterpret_cast<void*>(next_address_);
+  next_address_ += (bytes + 2 * kFakeAlignment - 1) / kFakeAlignment * kFakeAlignment;
+  return start;
+}
+
 void SimCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp op) {
   DDL_CHECK(inout.bytes == in.bytes, "reduce of views of different sizes");
   DDL_CHECK(inout.bytes % dtype_size(type) == 0, "reduce of a partial element");
+  written(inout.data, inout.bytes);
   if (world_.payload && inout.bytes) host_reduce(inout.data, in.data, inout.bytes / dtype_size(type), type, op);
   spend_memory_time(3.0 * static_cast<double>(inout.bytes), inout.bytes);
 }
 
 void SimCommunicator::copy(MutView dst, ConstView src) {
   DDL_CHECK(dst.bytes == src.bytes, "copy between views of different sizes");
+  written(dst.data, dst.bytes);
   if (world_.payload && dst.bytes) std::memmove(dst.data, src.data, dst.bytes);
   spend_memory_time(2.0 * static_cast<double>(dst.bytes), dst.bytes);
 }
 
 void SimCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
   DDL_CHECK(inout.bytes % dtype_size(type) == 0, "divide of a partial element");
+  written(inout.data, inout.bytes);
   if (world_.payload && inout.bytes) host_divide(inout.data, inout.bytes / dtype_size(type), type, divisor);
   spend_memory_time(2.0 * static_cast<double>(inout.bytes), inout.bytes);
 }
 
-MutView SimCommunicator::acquire_scratch(std::size_t bytes) {
-  if (!world_.payload) return {nullptr, bytes};
-  return pool_.acquire(bytes);
-}
+MutView SimCommunicator::acquire_scratch(std::size_t bytes) { return pool_.acquire(bytes); }
 
-void SimCommunicator::release_scratch(MutView scratch) {
-  if (world_.payload) pool_.release(scratch);
-}
+void SimCommunicator::release_scratch(MutView scratch) { pool_.release(scratch); }
 
 Request SimCommunicator::compute(double seconds) {
   DDL_CHECK(seconds >= 0, "compute of a negative duration");

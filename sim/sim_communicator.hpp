@@ -5,8 +5,9 @@
 // uses, so no name is built per message (a rank talks to few peers with few tags).
 //
 // Modes (SimWorld::payload):
-//   timing-only - views carry no data; a message is only its simulated size, whose value
-//                 travels in the payload pointer so the receiver can still check it;
+//   timing-only - views carry no data (null, or scratch ranges of no memory, below); a
+//                 message is only its simulated size, whose value travels in the payload
+//                 pointer so the receiver can still check it;
 //   payload     - the sender copies its bytes into a message block at isend (so the send
 //                 buffer is free again however SimGrid orders the wake-ups) and the receiver
 //                 copies them out when its wait completes. Results are bit-exact.
@@ -20,6 +21,15 @@
 // platform has no ddl_memory_factors): throughput on a real machine depends on the size.
 // as a sleep of the acting rank: memory traffic, not flops, so it does not share the host's
 // CPU model with compute(). compute(s) is an Exec of s * host speed flops.
+//
+// Receives into bytes the rank last sent (platform ddl_peer_read_factors, see platform.hpp):
+// the rank keeps the set of bytes it has sent from and not written since (a receive, reduce,
+// copy or divide into them, or note_written, takes them out). A receive of n bytes of which a
+// share s lands in that set is capped at the rate that makes it (1 + (f(n) - 1) s) times its
+// time alone into its own bytes (latency + transfer as piece_time() costs them), f the
+// platform's factor. Buffers need an identity for this even in timing-only mode, so scratch
+// there is address ranges of no memory (never dereferenced); null views are never in the set.
+// Platforms without the property keep no set at all.
 #pragma once
 
 #include <simgrid/s4u.hpp>
@@ -32,14 +42,27 @@
 
 #include "algorithms/communicator.hpp"
 #include "algorithms/scratch_pool.hpp"
+#include "sim/byte_ranges.hpp"
 #include "sim/platform.hpp"
+#include "sim/platform_costs.hpp"
 
 namespace ddl::sim {
+
+// A rate cap a receive asks of its message travels with whichever side posts last: SimGrid
+// keeps the rate of the communication that was queued first (measured, 3.32), so a receive
+// posted before its send leaves its cap here for the send, in the mailbox's FIFO order.
+struct PendingCaps {
+  std::uint64_t sends = 0, recvs = 0;  // posted so far on one mailbox
+  std::deque<double> caps;             // of receives posted before their sends, oldest first
+};
 
 // What every rank of one simulation shares.
 struct SimWorld {
   const Platform* platform = nullptr;
   bool payload = false;
+  // Only used on platforms with ddl_peer_read_factors. Actors run one at a time: no lock.
+  std::shared_ptr<std::unordered_map<simgrid::s4u::Mailbox*, PendingCaps>> pending_caps =
+      std::make_shared<std::unordered_map<simgrid::s4u::Mailbox*, PendingCaps>>();
 };
 
 class SimCommunicator : public Communicator {
@@ -64,6 +87,11 @@ class SimCommunicator : public Communicator {
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
 
+  // The rank has written `data` outside the communicator (the sweep's input before each
+  // iteration, as --check's fill on a real machine or a backward pass in training): none of
+  // it was last read by a peer any more.
+  void note_written(ConstView data);
+
  private:
   enum class Kind : std::uint8_t { free, send, recv, exec };
   struct Slot {
@@ -82,6 +110,9 @@ class SimCommunicator : public Communicator {
   Slot& slot_of(const Request& r);
   void finish_recv(Slot& s);
   void spend_memory_time(double bytes_touched, std::size_t op_bytes);
+  double peer_read_rate(int peer, std::size_t bytes, double share);
+  void written(const void* data, std::size_t bytes);
+  void* fake_range(std::size_t bytes);
 
   const SimWorld& world_;
   const int rank_;
@@ -90,7 +121,11 @@ class SimCommunicator : public Communicator {
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::deque<Slot> slots_;  // a deque: get_async keeps a pointer into a slot
   std::vector<std::uint32_t> free_slots_;
-  ScratchPool pool_;  // payload mode: grow-only scratch
+  ScratchPool pool_;  // payload mode: memory; timing-only: address ranges of no memory
+  std::uintptr_t next_address_;  // timing-only: where the next scratch range starts
+  const bool track_peer_read_;
+  ByteRanges sent_;                             // sent from, not written since
+  std::unordered_map<int, RouteCost> routes_;  // from each peer to this rank
 };
 
 }  // namespace ddl::sim

@@ -45,15 +45,18 @@ void rank_main(Shared* sh, int rank) {
     Communicator& comm = sh->trace ? static_cast<Communicator&>(traced) : sim_comm;
     std::size_t max_bytes = 0;
     for (const Case& c : sh->cases) max_bytes = std::max(max_bytes, c.bytes);
-    std::vector<std::byte> buffer(cfg.payload ? max_bytes : 0);
+    // The rank's buffer, from its own memory space: in timing-only mode an address range of no
+    // memory, which still tells the buffer apart from scratch (SimCommunicator, peer-read receives).
+    const Scratch buffer(sim_comm, max_bytes);
     const std::size_t iterations = static_cast<std::size_t>(cfg.warmup + cfg.iters);
     for (std::size_t ci = 0; ci < sh->cases.size(); ++ci) {
       const Case& c = sh->cases[ci];
       const std::size_t count = c.bytes / dtype_size(cfg.type);
-      const MutView view{cfg.payload ? buffer.data() : nullptr, c.bytes};
+      const MutView view = buffer.view().slice(0, c.bytes);
       for (std::size_t it = 0; it < iterations; ++it) {
-        if (cfg.payload)
-          fill_input(buffer.data(), count, cfg.type, cfg.op, c.algo->collective, rank, p, cfg.options.root);
+        // Each iteration's input is freshly written, as ddlrun --check fills it on a real machine.
+        if (cfg.payload) fill_input(view.data, count, cfg.type, cfg.op, c.algo->collective, rank, p, cfg.options.root);
+        sim_comm.note_written(view);
         if (sh->trace) traced.set_context(c.algo->name, c.bytes, static_cast<int>(it) - cfg.warmup);
         *sh->platform->footprint_bytes = static_cast<double>(c.bytes);  // every rank writes the same
         sh->barrier->wait();
@@ -67,7 +70,7 @@ void rank_main(Shared* sh, int rank) {
         }
       }
       if (cfg.payload)
-        sh->wrong[ci] += check_output(buffer.data(), count, cfg.type, cfg.op, c.algo->collective, rank, p,
+        sh->wrong[ci] += check_output(view.data, count, cfg.type, cfg.op, c.algo->collective, rank, p,
                                       cfg.options.root)
                              .wrong;
       if (sh->trace) {

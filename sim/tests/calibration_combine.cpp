@@ -1,7 +1,8 @@
 // Calibration over several launches: reports read back exactly, launches combine into each
 // point's median, and ddlcalibrate --combine writes the platform of the combination (or one
 // clear message for reports that cannot be combined). Synthetic measurements, so every
-// expected value is exact. Plus the plumbing of --receive-buffers peer-read.
+// expected value is exact. Plus the peer-read exchange (ddl_peer_read_factors) and the
+// plumbing of --receive-buffers peer-read.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -22,15 +23,17 @@ Spread around(double median) { return {median, 0.5 * median, 1.5 * median, 0.9 *
 LocalTimes local(std::size_t bytes, double seconds) { return {bytes, around(seconds), around(1.25 * seconds)}; }
 
 // One launch of 2 ranks: ping-pong 1 us + n / (10 GB/s) times `scale`, an exchange 1.5x
-// that, float reduce at 10 GB/s / `scale` (result bytes), copy at 20 GB/s.
-Measurements launch(double scale) {
+// that, float reduce at 10 GB/s / `scale` (result bytes), copy at 20 GB/s. With `peer_read`
+// (one per size), the exchange into peer-read buffers takes that many times the exchange.
+Measurements launch(double scale, const std::vector<double>& peer_read = {}) {
   Measurements m;
   m.ranks = 2;
   m.reps = 5;
   m.patterns = {{"bidirectional", 2, 1}};
   for (std::size_t bytes : {1024, 65536, 1 << 20}) {
     const double pp = scale * (1e-6 + static_cast<double>(bytes) / 10e9);
-    m.messages.push_back({bytes, around(pp), {around(1.5 * pp)}});
+    m.messages.push_back({bytes, around(pp), {around(1.5 * pp)}, std::nullopt});
+    if (!peer_read.empty()) m.messages.back().bidirectional_peer_read = around(peer_read.at(m.messages.size() - 1) * 1.5 * pp);
   }
   m.reduce = {{"float", local(1 << 20, scale * (1 << 20) / 10e9)}, {"double", local(1 << 20, 2e-4)}};
   m.reduce_float_by_size = {local(4096, scale * 4096 / 20e9), local(8192, scale * 8192 / 10e9)};
@@ -118,6 +121,41 @@ TEST_CASE("launches of different commands are not combined", "[calibrate]") {
   CHECK_THROWS_WITH(read_report(broken, "r.json"), Catch::Contains("calibration report 'r.json' is malformed"));
 }
 
+TEST_CASE("the peer-read exchange reads back, combines and becomes ddl_peer_read_factors", "[calibrate]") {
+  const Measurements m = launch(1.0, {0.9, 1.4, 1.1});
+  const Calibration c = fit_measurements(m, 0.03, "p.xml");
+  // Ratio to the bidirectional exchange per size, from threshold 0; below 1 written as 1.
+  CHECK(c.model.peer_read_factors == "0:1;65536:1.4;1048576:1.1");
+  CHECK(c.report["messages"][0]["bidirectional_peer_read"]["ratio"].get<double>() == Approx(0.9).epsilon(1e-12));
+  CHECK(c.report["messages"][0]["bidirectional_peer_read"]["peer_read_factor"].get<double>() == 1.0);
+  CHECK(platform_xml(c.model, {}).find("<prop id=\"ddl_peer_read_factors\" value=\"0:1;65536:1.4;1048576:1.1\"/>") !=
+        std::string::npos);
+  CHECK(summary_text(m, c, "r.json").find("bidir_peer_read_us") != std::string::npos);
+  const Measurements back = read_report(c.report, "r.json");
+  for (std::size_t i = 0; i < m.messages.size(); ++i) {
+    REQUIRE(back.messages[i].bidirectional_peer_read);
+    CHECK(back.messages[i].bidirectional_peer_read->median == m.messages[i].bidirectional_peer_read->median);
+    CHECK(back.messages[i].bidirectional_peer_read->q1 == m.messages[i].bidirectional_peer_read->q1);
+  }
+  // Over launches: each point's median (64 KB: 1.0 x 1.4, 3.0 x 2.0 and 1.2 x 1.2 the exchange).
+  const Measurements three = combine({launch(1.0, {1, 1.4, 1}), launch(3.0, {1, 2.0, 1}), launch(1.2, {1, 1.2, 1})},
+                                     {"a.json", "b.json", "c.json"});
+  const double exchange = 1.5 * (1e-6 + 65536 / 10e9);
+  CHECK(three.messages[1].bidirectional_peer_read->median == Approx(1.2 * 1.2 * exchange).epsilon(1e-12));
+  CHECK(three.messages[1].bidirectional_peer_read->max == Approx(3.0 * 2.0 * exchange).epsilon(1e-12));
+  // Without the measurement, no factors and no property.
+  const Calibration plain = fit_measurements(launch(1.0), 0.03, "p.xml");
+  CHECK(plain.model.peer_read_factors.empty());
+  CHECK(platform_xml(plain.model, {}).find("ddl_peer_read_factors") == std::string::npos);
+  CHECK_FALSE(read_report(plain.report, "r.json").messages[0].bidirectional_peer_read);
+  // Launches with and without it are not combined; a report with it on some rows only is malformed.
+  CHECK_THROWS_WITH(combine({launch(1.0), m}, {"a.json", "b.json"}),
+                    Catch::Contains("differ in whether the peer-read exchange was measured"));
+  nlohmann::ordered_json partial = c.report;
+  partial["messages"][1].erase("bidirectional_peer_read");
+  CHECK_THROWS_WITH(read_report(partial, "r.json"), Catch::Contains("only some message rows have bidirectional_peer_read"));
+}
+
 TEST_CASE("ddlcalibrate --combine writes the platform of the launches' medians", "[calibrate]") {
   const std::string dir = temp_dir();
   const std::vector<double> scales{1.0, 3.0, 1.2};
@@ -181,5 +219,10 @@ TEST_CASE("a calibration into peer-read receive buffers says so in its report an
   const Measurements m = read_report(nlohmann::ordered_json::parse(in), "peer.json");
   CHECK(m.receive_buffers == "peer-read");
   CHECK(m.messages.size() == 3);  // 1K, 8K, 64K
+  // Every pattern already lands in peer-read buffers: no second exchange, no factors.
+  CHECK_FALSE(m.messages[0].bidirectional_peer_read);
+  std::ifstream xml(dir + "/peer.xml");
+  const std::string platform((std::istreambuf_iterator<char>(xml)), std::istreambuf_iterator<char>());
+  CHECK(platform.find("ddl_peer_read_factors") == std::string::npos);
   std::filesystem::remove_all(dir);
 }

@@ -139,6 +139,42 @@ TEST_CASE("a zero memory factor is rejected, naming the property", "[sim][platfo
   CHECK(r.err.find("ddl_memory_factors") != std::string::npos);
 }
 
+TEST_CASE("ddl_peer_read_factors slow receives into bytes the receiver last sent", "[sim][timing]") {
+  // star_8_peer_read.xml: star_8 where a message of 1 MiB or more that lands in bytes its
+  // receiver sent (and has not written since) takes 3 times as long. A ring's reduce-scatter
+  // receives into scratch; every allgather step receives a block the rank sent during the
+  // reduce-scatter (and never reduced into afterwards). Blocks are S/8: only 16 MiB reaches 1 MiB.
+  const std::string platform = "--platform " + fixture("star_8_peer_read.xml");
+  const auto t = simulate(platform + " --algo ring,rhd -b 64K -e 16M -f 16");
+  REQUIRE(t.size() == 6);
+  for (double s : {65536.0, 1048576.0, 16777216.0}) {
+    INFO("size " << s);
+    const double f = s / 8 >= 1048576 ? 3.0 : 1.0;
+    const double step = kStarAlpha + s / 8 * kStarBeta;
+    check_within_one_percent(t.at("ring/" + std::to_string(static_cast<long>(s))), 7 * step * (1 + f) + 7 * s / 8 * kGamma);
+    // rhd's doubling steps receive S/8, S/4, S/2 into what its halving steps sent.
+    const double half = 3 * kStarAlpha + 7.0 / 8 * s * kStarBeta;
+    check_within_one_percent(t.at("rhd/" + std::to_string(static_cast<long>(s))), half * (1 + f) + 7.0 / 8 * s * kGamma);
+  }
+  // Timing-only views carry addresses of no memory that tell buffers apart as real ones do.
+  const auto payload = simulate(platform + " --algo ring,rhd,dbtree -b 64K -e 16M -f 16 --check");
+  const auto timing = simulate(platform + " --algo ring,rhd,dbtree -b 64K -e 16M -f 16");
+  REQUIRE(timing.size() == 9);
+  for (const auto& [key, seconds] : timing) {
+    INFO(key);
+    CHECK(payload.at(key) == Approx(seconds).epsilon(1e-12));
+  }
+  CHECK(timing.at("dbtree/16777216") > simulate("--platform " + fixture("star_8.xml") + " --algo dbtree -b 16M -e 16M")
+                                            .at("dbtree/16777216") * 1.05);
+}
+
+TEST_CASE("a peer-read factor below 1 is rejected, naming the property", "[sim][platform]") {
+  const ChildResult r = run_child(ddlsim() + " --platform " + fixture("star_8_bad_peer_read.xml") + " --algo ring -b 1M -e 1M");
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("ddl_peer_read_factors") != std::string::npos);
+  CHECK(r.err.find("below 1") != std::string::npos);
+}
+
 TEST_CASE("a piece of a larger operation moves no faster than the operation's share", "[sim][timing]") {
   // star_8_bandwidth.xml: star_8 whose messages move at a quarter of 10 GB/s from 1 MiB on. A
   // ring step of an S-byte allreduce moves S/8 per rank and takes the longer of that message's
