@@ -44,7 +44,8 @@ harness::StreamConfig stream_config(const Shared& sh, const Algorithm* algo) {
   c.plan = &sh.config->plan;
   c.algo = algo;
   c.options = sh.config->options;
-  // Timing-only: null views of the right size, nothing allocated.
+  // Timing-only: null views of the right size, nothing allocated (the comm stream replaces the
+  // gradients by an address range of its communicator's).
   c.gradients = MutView{nullptr, sh.config->plan.gradient_bytes};
   c.parameters = MutView{nullptr, sh.config->plan.gradient_bytes};
   return c;
@@ -85,9 +86,16 @@ void comm_main(Shared* sh, int rank) {
     const WorkloadRunConfig& cfg = *sh->config;
     SimCommunicator comm(sh->world, rank);
     RankSignals& sig = sh->signals[static_cast<std::size_t>(rank)];
+    // The gradients the allreduces run on: an address range of no memory, so the simulator can
+    // tell which bytes a message lands in (peer-read receives, sim_communicator.hpp).
+    const Scratch gradients(comm, cfg.plan.gradient_bytes);
     for (const Algorithm* algo : sh->algos) {
-      const harness::StreamConfig sc = stream_config(*sh, algo);
-      for (int it = 0; it < cfg.warmup + cfg.iters; ++it) harness::comm_iteration(comm, sc, sig.ready, sig.done, it);
+      harness::StreamConfig sc = stream_config(*sh, algo);
+      sc.gradients = gradients.view();
+      for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
+        comm.note_written(sc.gradients);  // the backward pass rewrites every gradient
+        harness::comm_iteration(comm, sc, sig.ready, sig.done, it);
+      }
     }
     ++sh->finished;
   } catch (const std::exception&) {

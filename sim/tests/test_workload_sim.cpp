@@ -32,8 +32,8 @@ std::string three_layers() {
   return path.string();
 }
 
-std::map<std::string, std::string> one_row(const std::string& args) {
-  const ChildResult r = run_child(ddlsim() + " --format csv --platform " + platform("two_hosts.xml") + " " + args);
+std::map<std::string, std::string> one_row(const std::string& args, const std::string& platform_file = platform("two_hosts.xml")) {
+  const ChildResult r = run_child(ddlsim() + " --format csv --platform " + platform_file + " " + args);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   REQUIRE(r.out.rfind("gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency\n", 0) == 0);
@@ -64,6 +64,21 @@ TEST_CASE("workload, one bucket per layer: an allreduce that outlasts a layer de
   check_ms(row.at("exposed_comm_ms"), iteration - 3e-3 - optimizer);
   CHECK(std::stod(row.at("images_per_s")) == Approx(2 / iteration).epsilon(1e-6));
   CHECK(std::stod(row.at("efficiency")) == Approx((3e-3 + optimizer) / iteration).epsilon(1e-6));
+}
+
+TEST_CASE("workload allreduces pay for receives into the gradients they sent", "[sim][workload]") {
+  // two_hosts_peer_read.xml: two_hosts where a message into bytes its receiver last sent takes
+  // twice as long. Each bucket's allgather step receives the half its reduce-scatter step sent;
+  // the backward pass rewrites every gradient, so each iteration starts afresh.
+  const auto row = one_row("--workload " + three_layers() + " --algo ring --bucket 1 --first-bucket 1 -n 3",
+                           fixture("two_hosts_peer_read.xml"));
+  auto allreduce = [](double n) { return (kAlpha + n / 2 * kBeta) * (1 + 2) + n / 2 * kGamma; };
+  const double b0 = 2e-3 + allreduce(10e6);
+  const double b1 = std::max(2.5e-3, b0) + allreduce(1e6);
+  const double b2 = std::max(3e-3, b1) + allreduce(1e6);
+  const double optimizer = 12e6 * kGamma;
+  check_ms(row.at("iter_ms"), std::max(3e-3, b2) + optimizer);
+  check_ms(row.at("compute_ms"), 3e-3 + optimizer);
 }
 
 TEST_CASE("workload, DDP buckets: l2 alone in the first, l1 and l0 together in the last", "[sim][workload]") {
