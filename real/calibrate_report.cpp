@@ -73,9 +73,25 @@ std::string factor_string(const std::vector<std::size_t>& bytes, const std::vect
   for (std::size_t i = 0; i < factors.size(); ++i) {
     char text[32];
     std::snprintf(text, sizeof text, "%.6g", factors[i]);
-    f += (i ? ";" + std::to_string(bytes[i]) : std::string("0")) + ":" + text;
+    if (i) f += ';';
+    f += i ? std::to_string(bytes[i]) : std::string("0");
+    f += ':';
+    f += text;
   }
   return f;
+}
+
+// Per message size, the exchange into peer-read buffers / the bidirectional exchange (medians);
+// empty when the peer-read exchange was not measured.
+std::vector<double> peer_read_ratio(const Measurements& m) {
+  std::vector<double> ratios;
+  if (!m.messages.front().bidirectional_peer_read) return ratios;
+  const auto own =
+      std::find_if(m.patterns.begin(), m.patterns.end(), [](const PatternShape& p) { return p.name == "bidirectional"; });
+  if (own == m.patterns.end()) throw InvalidArgument("calibration: a peer-read exchange without the bidirectional one");
+  const std::size_t k = static_cast<std::size_t>(own - m.patterns.begin());
+  for (const MessageTimes& t : m.messages) ratios.push_back(t.bidirectional_peer_read->median / t.patterns[k].median);
+  return ratios;
 }
 
 std::string differ(const std::vector<std::string>& sources, std::size_t i, const std::string& what) {
@@ -106,10 +122,10 @@ Measurements read_report(const json& r, const std::string& source) {
       MessageTimes t;
       t.bytes = row.at("bytes").get<std::size_t>();
       t.pingpong = read_spread(row.at("pingpong"));
-      // The contended patterns are the row's other objects, in the order the report has them.
       if (row.contains("bidirectional_peer_read")) t.bidirectional_peer_read = read_spread(row.at("bidirectional_peer_read"));
       if (!m.messages.empty() && t.bidirectional_peer_read.has_value() != m.messages.front().bidirectional_peer_read.has_value())
         throw InvalidArgument("only some message rows have bidirectional_peer_read");
+      // The contended patterns are the row's other objects, in the order the report has them.
       for (const auto& [key, value] : row.items()) {
         if (key == "bytes" || key == "pingpong" || key == "bidirectional_peer_read") continue;
         if (m.messages.empty())
@@ -221,23 +237,17 @@ Calibration fit_measurements(const Measurements& m, double tolerance, const std:
   }
   factors = median_of_neighbours(factors);
   c.model.memory_factors = factor_string(reduce_bytes, factors);
-  // Peer-read exchange / own-buffer exchange per message size, as measured: a ratio of two
-  // medians taken back to back is steady, and its rise and fall spans a size or two (smoothing
-  // would cut the peak). Below 1 is noise (the two differ only in the receive buffers' state)
-  // and is written as 1.
-  std::vector<double> peer_read_ratios, peer_read_factors;
+  // Peer-read factors: the ratios as measured (a ratio of two medians taken back to back is
+  // steady, and its rise and fall spans a size or two: smoothing would cut the peak). Below 1 is
+  // noise (the two exchanges differ only in the receive buffers' state) and is written as 1.
+  const std::vector<double> peer_read_ratios = peer_read_ratio(m);
+  std::vector<double> peer_read_factors;
   std::vector<std::size_t> message_bytes;
-  if (m.messages.front().bidirectional_peer_read) {
-    const auto own = std::find_if(m.patterns.begin(), m.patterns.end(), [](const PatternShape& p) { return p.name == "bidirectional"; });
-    if (own == m.patterns.end()) throw InvalidArgument("calibration: a peer-read exchange without the bidirectional one");
-    const std::size_t k = static_cast<std::size_t>(own - m.patterns.begin());
-    for (const MessageTimes& t : m.messages) {
-      peer_read_ratios.push_back(t.bidirectional_peer_read->median / t.patterns[k].median);
-      message_bytes.push_back(t.bytes);
-    }
-    for (double f : peer_read_ratios) peer_read_factors.push_back(std::max(1.0, f));
-    c.model.peer_read_factors = factor_string(message_bytes, peer_read_factors);
+  for (std::size_t i = 0; i < peer_read_ratios.size(); ++i) {
+    peer_read_factors.push_back(std::max(1.0, peer_read_ratios[i]));
+    message_bytes.push_back(m.messages[i].bytes);
   }
+  if (!peer_read_factors.empty()) c.model.peer_read_factors = factor_string(message_bytes, peer_read_factors);
   choose_capacities(c.model, contended);
 
   json& r = c.report;
