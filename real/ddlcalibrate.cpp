@@ -143,7 +143,7 @@ Measurements measure(MpiCommunicator& comm, const Args& args) {
     m.patterns.push_back({to_string(Pattern::ring), m.ranks, 1});
   }
   for (std::size_t bytes : args.sizes) {
-    MessageTimes t{bytes, summarize(time_pattern(comm, Pattern::pingpong, bytes, args.reps, args.receive)), {}};
+    MessageTimes t{bytes, summarize(time_pattern(comm, Pattern::pingpong, bytes, args.reps, args.receive)), {}, std::nullopt};
     for (Pattern p : kinds) t.patterns.push_back(summarize(time_pattern(comm, p, bytes, args.reps, args.receive)));
     // What landing in just-read lines costs (the platform's ddl_peer_read_factors); when every
     // pattern already lands there, there is nothing to compare with.
