@@ -46,6 +46,14 @@ bool step(MpiCommunicator& comm, Pattern pattern, MutView send, MutView recv) {
         comm.wait(rq[0]);
       }
       return r < 2;
+    case Pattern::two_each_way: {
+      if (r >= 2) return false;
+      const std::size_t n = send.bytes / 2;
+      Request four[4] = {comm.irecv(r ^ 1, recv.slice(0, n), kTag), comm.irecv(r ^ 1, recv.slice(n, n), kTag + 1),
+                         comm.isend(r ^ 1, send.slice(0, n), kTag), comm.isend(r ^ 1, send.slice(n, n), kTag + 1)};
+      comm.wait_all(four);
+      return true;
+    }
     case Pattern::bidirectional:
     case Pattern::pairs: {
       if (pattern == Pattern::bidirectional ? r >= 2 : (r ^ 1) >= p) return false;
@@ -95,6 +103,7 @@ const char* to_string(Pattern p) {
   switch (p) {
     case Pattern::pingpong: return "pingpong";
     case Pattern::bidirectional: return "bidirectional";
+    case Pattern::two_each_way: return "two_each_way";
     case Pattern::pairs: return "pairs";
     case Pattern::ring: return "ring";
   }
@@ -112,15 +121,18 @@ ReceiveBuffers parse_receive_buffers(const std::string& text) {
 std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::size_t bytes, int reps,
                                  ReceiveBuffers receive) {
   DDL_CHECK(comm.size() >= 2, "calibration needs at least 2 ranks");
-  const int batch = batch_size(bytes);
-  const std::size_t tiny = 8, all = bytes * static_cast<std::size_t>(batch);
+  // A step of two_each_way sends two messages of `bytes` from (and receives them into) one
+  // view of `span` bytes: its halves.
+  const std::size_t span = pattern == Pattern::two_each_way ? 2 * bytes : bytes;
+  const int batch = batch_size(span);
+  const std::size_t tiny = pattern == Pattern::two_each_way ? 16 : 8, all = span * static_cast<std::size_t>(batch);
   const bool peer_read = receive == ReceiveBuffers::peer_read;
   // Peer-read receive buffers: one per message of the batch, each sent to the peer (which reads
   // it) before the repetition; the peer's copy of it lands in `spill`.
-  MutView send = comm.acquire_scratch(all), recv = comm.acquire_scratch(peer_read ? all : bytes);
-  MutView spill = comm.acquire_scratch(peer_read ? bytes : 0);
+  MutView send = comm.acquire_scratch(all), recv = comm.acquire_scratch(peer_read ? all : span);
+  MutView spill = comm.acquire_scratch(peer_read ? span : 0);
   MutView tiny_send = comm.acquire_scratch(tiny), tiny_recv = comm.acquire_scratch(tiny);
-  const auto recv_of = [&](int b) { return peer_read ? recv.slice(static_cast<std::size_t>(b) * bytes, bytes) : recv; };
+  const auto recv_of = [&](int b) { return peer_read ? recv.slice(static_cast<std::size_t>(b) * span, span) : recv; };
   std::vector<double> t = time_reps(
       comm, reps, batch,
       [&](int rep) {
@@ -131,7 +143,7 @@ std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::si
       // A tiny message of the same pattern lines the participants up without reading (and so
       // cleaning) the freshly written buffers.
       [&] { return step(comm, pattern, tiny_send, tiny_recv); },
-      [&](int b) { step(comm, pattern, send.slice(static_cast<std::size_t>(b) * bytes, bytes), recv_of(b)); });
+      [&](int b) { step(comm, pattern, send.slice(static_cast<std::size_t>(b) * span, span), recv_of(b)); });
   comm.release_scratch(tiny_recv);
   comm.release_scratch(tiny_send);
   comm.release_scratch(spill);

@@ -21,6 +21,8 @@ namespace ddl::calibrate {
 enum class Pattern {
   pingpong,       // rank 0 -> 1, then 1 -> 0: one-way time = round trip / 2
   bidirectional,  // ranks 0 and 1 send to each other at once: time of one exchange
+  two_each_way,   // ranks 0 and 1 send each other two messages at once (a 2-rank dbtree step):
+                  // time of the four
   pairs,          // every pair (2i, 2i+1) exchanges at once: time of the slowest exchange
   ring,           // every rank sends to r+1 and receives from r-1 at once (a ring step)
 };

@@ -132,8 +132,11 @@ Measurements measure(MpiCommunicator& comm, const Args& args) {
   m.reps = args.reps;
   m.receive_buffers = to_string(args.receive);
   // Messages: one flow alone, then the contended patterns.
-  std::vector<Pattern> kinds = {Pattern::bidirectional};
+  // two_each_way: two flows share each direction of a rank's link (a 2-rank dbtree's step), which
+  // only it shows with 2 ranks.
+  std::vector<Pattern> kinds = {Pattern::bidirectional, Pattern::two_each_way};
   m.patterns.push_back({to_string(Pattern::bidirectional), 2, 1});
+  m.patterns.push_back({to_string(Pattern::two_each_way), 4, 2});
   if (m.ranks >= 4) {
     kinds.push_back(Pattern::pairs);
     m.patterns.push_back({to_string(Pattern::pairs), m.ranks / 2 * 2, 1});

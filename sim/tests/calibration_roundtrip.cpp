@@ -102,14 +102,30 @@ TEST_CASE("the calibrator predicts the contention the simulator computes", "[cal
   char dir_template[] = "/tmp/ddl_contention_XXXXXX";
   REQUIRE(mkdtemp(dir_template) != nullptr);
   const std::string xml = std::string(dir_template) + "/model.xml";
-  std::ofstream(xml) << calibrate::platform_xml(m, {});
-  for (const auto& [pattern, flows] : std::vector<std::pair<std::string, int>>{
-           {"pingpong", 1}, {"bidirectional", 2}, {"pairs", 4}, {"ring", 4}}) {
-    const std::vector<double> simulated = simulate_pattern(xml, pattern, sizes);
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
-      const double predicted = calibrate::predict(m, {static_cast<double>(sizes[i]), 0, flows, 1});
-      INFO(pattern << " " << sizes[i] << " B: simulated " << simulated[i] << " s, predicted " << predicted << " s");
-      CHECK(simulated[i] == Approx(predicted).epsilon(0.01));
+  // The fitted bus (2R) and an unlimited one, where only a host link can slow a flow:
+  // two_each_way puts two flows in each direction of a host link, R / 2 each, so it runs at half
+  // the lone speed on both; pairs and ring (four flows, one per direction of each link) only
+  // on the fitted bus.
+  calibrate::PlatformModel unlimited = m;
+  unlimited.bus_bandwidth = 1000 * m.host_bandwidth;
+  for (const calibrate::PlatformModel& model : {m, unlimited}) {
+    std::ofstream(xml) << calibrate::platform_xml(model, {});
+    struct Shape { std::string pattern; int flows, flows_per_host; };
+    for (const Shape& s : std::vector<Shape>{
+             {"pingpong", 1, 1}, {"bidirectional", 2, 1}, {"two_each_way", 4, 2}, {"pairs", 4, 1}, {"ring", 4, 1}}) {
+      const std::vector<double> simulated = simulate_pattern(xml, s.pattern, sizes);
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        const double predicted =
+            calibrate::predict(model, {static_cast<double>(sizes[i]), 0, s.flows, s.flows_per_host});
+        INFO(s.pattern << " " << sizes[i] << " B, bus " << model.bus_bandwidth << " B/s: simulated " << simulated[i]
+                       << " s, predicted " << predicted << " s");
+        CHECK(simulated[i] == Approx(predicted).epsilon(0.01));
+        if (s.pattern == "two_each_way") {
+          // Exactly: latency + twice the lone transfer.
+          const calibrate::Segment& range = lone[sizes[i] < (1 << 20) ? 0 : 1];
+          CHECK(predicted == Approx(range.latency_s + 2 * static_cast<double>(sizes[i]) * range.seconds_per_byte));
+        }
+      }
     }
   }
   // The measured points themselves are reproduced exactly.

@@ -3,7 +3,8 @@
 //   sim_pingpong PLATFORM [--pattern NAME] BYTES...   one "bytes seconds" line per size
 // NAME as in real/calibrate_measure.hpp: pingpong (default; one-way time = round trip / 2, as
 // ddlcalibrate measures it), bidirectional (ranks 0 and 1 exchange at once), pairs (every
-// (2i, 2i+1) exchanges at once), ring (every rank sends to r+1, receives from r-1); the time of
+// (2i, 2i+1) exchanges at once), two_each_way (ranks 0 and 1 send each other two messages at
+// once), ring (every rank sends to r+1, receives from r-1); the time of
 // an exchange is the slowest taking-part rank's. Calibration tests compare these with the
 // measurements and with the calibrator's own prediction of contention.
 #include <algorithm>
@@ -20,14 +21,15 @@
 
 namespace {
 
-enum class Pattern { pingpong, bidirectional, pairs, ring };
+enum class Pattern { pingpong, bidirectional, two_each_way, pairs, ring };
 
 Pattern parse_pattern(const std::string& name) {
   if (name == "pingpong") return Pattern::pingpong;
   if (name == "bidirectional") return Pattern::bidirectional;
+  if (name == "two_each_way") return Pattern::two_each_way;
   if (name == "pairs") return Pattern::pairs;
   if (name == "ring") return Pattern::ring;
-  throw ddl::InvalidArgument("unknown pattern '" + name + "' (pingpong, bidirectional, pairs, ring)");
+  throw ddl::InvalidArgument("unknown pattern '" + name + "' (pingpong, bidirectional, two_each_way, pairs, ring)");
 }
 
 struct Shared {
@@ -57,6 +59,13 @@ void step(ddl::sim::SimCommunicator& comm, Pattern pattern, std::size_t bytes) {
         comm.wait(rq[0]);
       }
       return;
+    case Pattern::two_each_way: {
+      if (r >= 2) return;
+      ddl::Request four[4] = {comm.irecv(r ^ 1, view, 0), comm.irecv(r ^ 1, view, 1), comm.isend(r ^ 1, view, 0),
+                              comm.isend(r ^ 1, view, 1)};
+      comm.wait_all(four);
+      return;
+    }
     case Pattern::bidirectional:
     case Pattern::pairs:
       if (pattern == Pattern::bidirectional ? r >= 2 : (r ^ 1) >= p) return;
