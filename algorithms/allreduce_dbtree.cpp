@@ -20,7 +20,8 @@
 //
 // Cost (lockstep, every step pays its largest transfer S/(2c)):
 //   (c + 2H - 1) (α + S/(2c) β) + (c + H - 1) (S/c) γ
-// (an interior node reduces two children's chunks per up step). When a rank's transfers share
+// (an interior node reduces two children's chunks per up step; for p = 2 the root has one
+// child, so S/(2c)). When a rank's transfers share
 // one link, a step moves up to four chunks each way per rank (parent and two children in its
 // interior tree, parent in its leaf tree), so β's term is (c + 2H - 1) 2S/c β: 2 S β as c grows,
 // like the ring, with 2H + c - 1 steps instead of 2(p - 1).

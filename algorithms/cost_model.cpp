@@ -1,7 +1,6 @@
 #include "algorithms/cost_model.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <string>
 
 #include "algorithms/allreduce_dbtree.hpp"
@@ -19,30 +18,49 @@ int ceil_log2(int n) {
   return k;
 }
 
-// The slowest link class among the dimensions that have more than one rank: a flat ring or
-// tree over a multi-level machine crosses it in every step (steps are paced by the slowest).
-LinkCost slowest(const Dims& dims, const CostParams& c) {
+// One message of `bytes` on dimension d: its link cost at that size where the params have one.
+LinkCost link_at(const CostParams& c, int d, double bytes) {
+  return c.message ? c.message(d, bytes) : c.per_dim[static_cast<std::size_t>(d)];
+}
+
+double send_time(const CostParams& c, int d, double bytes) {
+  const LinkCost l = link_at(c, d, bytes);
+  return l.alpha + bytes * l.beta;
+}
+
+// The slowest link class among the dimensions `dims` (the first `first` of c's dimensions
+// skipped) that have more than one rank, for a message of `bytes`: a flat ring or tree over a
+// multi-level machine crosses it in every step (steps are paced by the slowest).
+LinkCost slowest(const Dims& dims, const CostParams& c, double bytes, int first = 0) {
   LinkCost worst{};
   for (int d = 0; d < dims.count(); ++d) {
     if (dims.extent(d) == 1) continue;
-    const LinkCost& l = c.per_dim[static_cast<std::size_t>(d)];
+    const LinkCost l = link_at(c, first + d, bytes);
     worst.alpha = std::max(worst.alpha, l.alpha);
     worst.beta = std::max(worst.beta, l.beta);
   }
   return worst;
 }
 
-double ring_rs(int p, double S, LinkCost l, double gamma) {
-  return (p - 1) * (l.alpha + S / p * l.beta) + (p - 1) * S / p * gamma;
+// Time of one message of `bytes` over the slowest class of a flat algorithm.
+double flat_send(const Dims& dims, const CostParams& c, double bytes, int first = 0) {
+  const LinkCost l = slowest(dims, c, bytes, first);
+  return l.alpha + bytes * l.beta;
 }
-double ring_ag(int p, double S, LinkCost l) { return (p - 1) * (l.alpha + S / p * l.beta); }
 
-double rhd(int p, double S, LinkCost l, double gamma) {
+double ring_rs(int p, double S, double step_send, double gamma) {
+  return (p - 1) * step_send + (p - 1) * S / p * gamma;
+}
+double ring_ag(int p, double step_send) { return (p - 1) * step_send; }
+
+// Recursive halving then doubling: step i moves S / 2^i each way.
+double rhd(const Dims& dims, const CostParams& c, double S) {
+  const int p = dims.rank_count();
   const int q = 1 << (ceil_log2(p + 1) - 1);  // largest power of two <= p
-  const double core = 2 * std::log2(q) * l.alpha + 2.0 * (q - 1) / q * S * l.beta +
-                      static_cast<double>(q - 1) / q * S * gamma;
+  double core = static_cast<double>(q - 1) / q * S * c.gamma;
+  for (int m = q / 2; m >= 1; m /= 2) core += 2 * flat_send(dims, c, S * m / q);
   // Fix-up: the extra ranks hand their whole buffer in, then get the result back.
-  return q == p ? core : core + 2 * (l.alpha + S * l.beta) + S * gamma;
+  return q == p ? core : core + 2 * flat_send(dims, c, S) + S * c.gamma;
 }
 
 // Lockstep over the concurrent slices: each step costs the slowest of its transfers, and the
@@ -84,8 +102,7 @@ double ddl(const Dims& dims, const CostParams& c, double S, const Options& o) {
     double transfer = 0, reduce = 0;
     for (const auto& s : slices) {
       const Phase& ph = s[t];
-      const LinkCost& l = c.per_dim[static_cast<std::size_t>(ph.dim)];
-      transfer = std::max(transfer, l.alpha + ph.bytes * l.beta);
+      transfer = std::max(transfer, send_time(c, ph.dim, ph.bytes));
       if (ph.reduce) reduce += ph.bytes * c.gamma;
     }
     total += transfer + reduce;
@@ -99,17 +116,14 @@ double hier(const Dims& dims, const CostParams& c, std::size_t bytes, const Opti
   const double S = static_cast<double>(bytes);
   double total = 0;
   if (g > 1) {
-    const LinkCost in = c.per_dim[0];
     const double n = static_cast<double>(chain_chunks({0, bytes}, 1, o.segment_bytes, g).size());
-    total += (g - 2 + n) * (2 * in.alpha + S / n * (2 * in.beta + c.gamma));
+    total += (g - 2 + n) * (2 * send_time(c, 0, S / n) + S / n * c.gamma);
   }
   if (leaders > 1) {
     // The leaders' ring crosses the slowest of the outer dimensions.
     const Dims outer(std::vector<int>(dims.extents().begin() + 1, dims.extents().end()));
-    const CostParams outer_cost{std::vector<LinkCost>(c.per_dim.begin() + 1, c.per_dim.end()),
-                                c.gamma};
-    const LinkCost across = slowest(outer, outer_cost);
-    total += ring_rs(leaders, S, across, c.gamma) + ring_ag(leaders, S, across);
+    const double step = flat_send(outer, c, S / leaders, 1);
+    total += ring_rs(leaders, S, step, c.gamma) + ring_ag(leaders, step);
   }
   return total;
 }
@@ -124,34 +138,40 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& c,
   const int p = dims.rank_count();
   const double S = static_cast<double>(bytes);
   if (p == 1 || bytes == 0) return 0;
-  const LinkCost flat = slowest(dims, c);
-  if (name == "ring") return ring_rs(p, S, flat, c.gamma) + ring_ag(p, S, flat);
-  if (name == "reduce_scatter") return ring_rs(p, S, flat, c.gamma);
-  if (name == "allgather") return ring_ag(p, S, flat);
-  if (name == "rhd") return rhd(p, S, flat, c.gamma);
+  const auto flat = [&](double message) { return flat_send(dims, c, message); };
+  if (name == "ring") return ring_rs(p, S, flat(S / p), c.gamma) + ring_ag(p, flat(S / p));
+  if (name == "reduce_scatter") return ring_rs(p, S, flat(S / p), c.gamma);
+  if (name == "allgather") return ring_ag(p, flat(S / p));
+  if (name == "rhd") return rhd(dims, c, S);
   if (name == "ddl") return ddl(dims, c, S, o);
-  if (name == "broadcast_binomial") return ceil_log2(p) * (flat.alpha + S * flat.beta);
+  if (name == "broadcast_binomial") return ceil_log2(p) * flat(S);
   if (name == "broadcast_chain") {
     const double n = static_cast<double>(chain_chunks({0, bytes}, 1, o.segment_bytes, p).size());
-    return (p - 2 + n) * (flat.alpha + S / n * flat.beta);
+    return (p - 2 + n) * flat(S / n);
   }
   if (name == "dbtree") {
-    // Each tree pipelines its half in n chunks over n + 2H - 1 steps; interior nodes reduce
-    // two children's chunks per upward step. In steady state a rank sends a chunk to its parent
-    // and each child in both trees at once, all through its one link: a step moves k chunks,
-    // k the largest such count over ranks (4 for p > 2: interior in one tree, leaf in the other).
+    // Each tree pipelines its half in n chunks over n + 2H - 1 steps. In steady state a rank
+    // sends a chunk to its parent and each child in both trees at once, all through its one
+    // link: a step moves k chunks, k the largest such count over ranks (4 for p > 2: interior
+    // in one tree, leaf in the other, 2 for p = 2). An up step reduces the chunks of a rank's
+    // children in its interior tree: r of them, the most children any rank has (2; 1 for p = 2).
     const double n = std::max<double>(
         1, static_cast<double>(dbtree_chunks({0, bytes / 2}, 1, o.segment_bytes).size()));
+    const double chunk = S / (2 * n);
     const auto trees = double_binary_tree(p);
-    std::size_t k = 1;
-    for (std::size_t r = 0; r < static_cast<std::size_t>(p); ++r) {
+    std::size_t k = 1, r = 1;
+    for (std::size_t rank = 0; rank < static_cast<std::size_t>(p); ++rank) {
       std::size_t sends = 0;
-      for (const BinaryTree& t : trees) sends += (t.parent[r] >= 0 ? 1 : 0) + t.children[r].size();
+      for (const BinaryTree& t : trees) {
+        sends += (t.parent[rank] >= 0 ? 1 : 0) + t.children[rank].size();
+        r = std::max(r, t.children[rank].size());
+      }
       k = std::max(k, sends);
     }
     const int h = trees[0].height();
-    return (n + 2 * h - 1) * (flat.alpha + static_cast<double>(k) * S / (2 * n) * flat.beta) +
-           (n + h - 1) * S / n * c.gamma;
+    const LinkCost l = slowest(dims, c, chunk);
+    return (n + 2 * h - 1) * (l.alpha + static_cast<double>(k) * chunk * l.beta) +
+           (n + h - 1) * static_cast<double>(r) * chunk * c.gamma;
   }
   if (name == "hier") return hier(dims, c, bytes, o);
   if (name == "auto") return model_time(best_allreduce(dims, c, bytes, o), dims, c, bytes, o);

@@ -2,6 +2,7 @@
 // Options can carry them (the `auto` algorithm and the model column read them).
 #pragma once
 
+#include <functional>
 #include <vector>
 
 namespace ddl {
@@ -16,6 +17,10 @@ struct CostParams {
   // dimensional grid pay the slowest class that their ring or tree crosses.
   std::vector<LinkCost> per_dim;
   double gamma = 0;  // s per reduced byte
+  // Optional: the link cost of one message of `bytes` on dimension `dim`, where it depends on
+  // the message's size (a calibrated platform's per-size factors: a tree's chunk and a ring's
+  // block do not cost alike). Unset: per_dim[dim] at every size.
+  std::function<LinkCost(int dim, double bytes)> message;
 };
 
 }  // namespace ddl

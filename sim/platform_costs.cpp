@@ -28,24 +28,40 @@ RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank) {
 
 CostParams platform_costs(const Platform& platform, const Dims& dims, double footprint) {
   CostParams params;
+  // Per dimension, the routes between rank 0's group's ring neighbours along it.
+  std::vector<std::vector<RouteCost>> routes;
   for (int d = 0; d < dims.count(); ++d) {
-    LinkCost worst;
+    routes.emplace_back();
     const std::vector<int> group = dims.group(0, d);
     if (group.size() > 1)
-      for (std::size_t i = 0; i < group.size(); ++i) {
-        const RouteCost c = route_cost(platform, group[i], group[(i + 1) % group.size()]);
-        if (footprint > 0) {
-          // One ring block of the footprint along this dimension, costed as the simulator does.
-          const double block = footprint / static_cast<double>(group.size());
-          const PieceTime t = piece_time(platform.latency_factors, platform.bandwidth_factors, block, footprint,
-                                         c.latency, c.bandwidth);
-          worst.alpha = std::max(worst.alpha, t.latency);
-          worst.beta = std::max(worst.beta, t.transfer / block);
-        } else {
-          worst.alpha = std::max(worst.alpha, c.latency);
-          worst.beta = std::max(worst.beta, 1.0 / c.bandwidth);
-        }
+      for (std::size_t i = 0; i < group.size(); ++i)
+        routes.back().push_back(route_cost(platform, group[i], group[(i + 1) % group.size()]));
+  }
+  if (footprint > 0) {
+    // A message of n bytes in one collective of `footprint` bytes, costed as the simulator does
+    // (piece_time): the slowest neighbour pair sets the pace. `platform` outlives the params.
+    params.message = [&platform, routes, footprint](int d, double bytes) {
+      LinkCost worst;
+      for (const RouteCost& c : routes.at(static_cast<std::size_t>(d))) {
+        const PieceTime t = piece_time(platform.latency_factors, platform.bandwidth_factors, bytes, footprint,
+                                       c.latency, c.bandwidth);
+        worst.alpha = std::max(worst.alpha, t.latency);
+        worst.beta = std::max(worst.beta, bytes > 0 ? t.transfer / bytes : 0.0);
       }
+      return worst;
+    };
+  }
+  for (int d = 0; d < dims.count(); ++d) {
+    const std::size_t members = static_cast<std::size_t>(dims.extent(d));
+    LinkCost worst;
+    if (footprint > 0 && members > 1) {
+      worst = params.message(d, footprint / static_cast<double>(members));  // one ring block
+    } else {
+      for (const RouteCost& c : routes[static_cast<std::size_t>(d)]) {
+        worst.alpha = std::max(worst.alpha, c.latency);
+        worst.beta = std::max(worst.beta, 1.0 / c.bandwidth);
+      }
+    }
     params.per_dim.push_back(worst);
   }
   const double memory_factor = footprint > 0 ? factor_at(platform.memory_factors, footprint) : 1.0;

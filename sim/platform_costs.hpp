@@ -23,9 +23,11 @@ struct RouteCost {
 RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank);
 
 // `footprint` > 0: the costs of one collective of that many bytes on a platform with calibrated
-// factors (sim/README.md): α and β of one ring block (footprint / group size) by piece_time(),
-// γ with the memory factor at the footprint. 0: the routes' plain figures (what `auto` and the
-// header line use).
+// factors (sim/README.md): CostParams::message costs a message of n bytes by piece_time() (so a
+// tree's chunk and a ring's block each get the factors of their own size), per_dim holds one
+// ring block's (footprint / group size), γ the memory factor at the footprint; the params refer
+// to `platform`, which must outlive them. 0: the routes' plain figures at every size (what
+// `auto` and the header line use).
 CostParams platform_costs(const Platform& platform, const Dims& dims, double footprint = 0);
 
 }  // namespace ddl::sim

@@ -56,15 +56,45 @@ TEST_CASE("hier: chain in the node, ring among leaders", "[cost]") {
 TEST_CASE("dbtree: every rank's sends of a step share its link", "[cost]") {
   // p = 2: each rank is root of one tree and leaf of the other, so it sends 2 chunks a step;
   // 256 KiB gives 2 chunks of 64 KiB per tree and H = 1: 3 steps of (α + 2 · 64 KiB β), plus
-  // 2 steps' reductions of S/2 each.
+  // 2 up steps, each reducing the root's one child's chunk (S/4).
   const double S = 256 * 1024;
   CHECK(model_time("dbtree", Dims::flat(2), one_level, 256 * 1024, Options{}) ==
-        Approx(3 * (1e-6 + 2 * S / 4 * 1e-9) + 2 * S / 2 * 1e-10));
+        Approx(3 * (1e-6 + 2 * S / 4 * 1e-9) + 2 * S / 4 * 1e-10));
   // p = 8: some rank is interior in one tree (parent + 2 children) and a leaf in the other:
-  // 4 chunks a step.
+  // 4 chunks a step, and it reduces its 2 children's chunks (S/4 each) per up step.
   const int h = 3;  // ceil(log2 8)
   CHECK(model_time("dbtree", Dims::flat(8), one_level, 256 * 1024, Options{}) ==
         Approx((2 + 2 * h - 1) * (1e-6 + 4 * S / 4 * 1e-9) + (2 + h - 1) * S / 2 * 1e-10));
+}
+
+TEST_CASE("per-size link costs price each message at its own size", "[cost]") {
+  // α 1 us below 64 KiB, 50 us from there; β 1 ns/B, γ 0.1 ns/B throughout.
+  CostParams c = one_level;
+  c.message = [](int, double bytes) { return LinkCost{bytes < 65536 ? 1e-6 : 50e-6, 1e-9}; };
+  const Options o;
+  // ring, p = 4, S = 512 KiB: 6 blocks of 128 KiB at α = 50 us.
+  const double S = 512 * 1024;
+  CHECK(model_time("ring", Dims::flat(4), c, 512 * 1024, o) ==
+        Approx(6 * (50e-6 + S / 4 * 1e-9) + 3 * S / 4 * 1e-10));
+  // rhd, p = 4: halves (256 KiB, α 50 us) then quarters (128 KiB, α 50 us); p = 8 on 256 KiB
+  // adds eighths of 32 KiB at α 1 us.
+  CHECK(model_time("rhd", Dims::flat(4), c, 512 * 1024, o) ==
+        Approx(2 * (50e-6 + S / 2 * 1e-9) + 2 * (50e-6 + S / 4 * 1e-9) + 3 * S / 4 * 1e-10));
+  const double T = 256 * 1024;
+  CHECK(model_time("rhd", Dims::flat(8), c, 256 * 1024, o) ==
+        Approx(2 * (50e-6 + T / 2 * 1e-9) + 2 * (50e-6 + T / 4 * 1e-9) + 2 * (1e-6 + T / 8 * 1e-9) +
+               7 * T / 8 * 1e-10));
+  // dbtree, p = 2, S = 1 MiB: 8 chunks of 64 KiB per tree (α 50 us), 9 steps of 2 chunks each,
+  // 8 up steps reducing one chunk; at S = 64 KiB each tree's half is one chunk of 32 KiB
+  // (α 1 us): 2 steps, 1 up step.
+  const double U = 1024 * 1024;
+  CHECK(model_time("dbtree", Dims::flat(2), c, 1024 * 1024, o) ==
+        Approx(9 * (50e-6 + 2 * U / 16 * 1e-9) + 8 * U / 16 * 1e-10));
+  CHECK(model_time("dbtree", Dims::flat(2), c, 64 * 1024, o) ==
+        Approx(2 * (1e-6 + 2 * 32768 * 1e-9) + 32768 * 1e-10));
+  // Without the per-size costs, per_dim (1 us) everywhere.
+  CHECK(model_time("dbtree", Dims::flat(2), one_level, 1024 * 1024, o) ==
+        Approx(9 * (1e-6 + 2 * U / 16 * 1e-9) + 8 * U / 16 * 1e-10));
 }
 
 TEST_CASE("auto takes the argmin", "[cost]") {
