@@ -18,7 +18,8 @@
 # Writes into OUT: calibrated_<p>.launch<i>.xml/.json/.txt (each calibration launch) and
 # calibrated_<p>.xml/.json/.txt (their combination, what ddlsim runs on),
 # measured_<p>.launch<i>.csv and their combination measured_<p>.csv, simulated_<p>.csv,
-# errors.csv, time_vs_size_<algo>.png, trace_*.csv + gantt_*.png, analysis.txt, commands.txt.
+# errors.csv, time_vs_size_<algo>.png, trace_*.csv + gantt_*.png, analysis.txt, commands.txt,
+# model_whatif.txt (experiments/model_whatif.py: the cases simulated again under other rules).
 # The calibrations and measurements of each rank count run back to back (ratios in one run,
 # as shared/hardware.md asks for this noisy machine); machine load is recorded in commands.txt.
 set -euo pipefail
@@ -98,6 +99,8 @@ else
   echo "sim_vs_real.sh: $DDLRUN or $DDLSIM has no --trace flag: no traces, so no Gantt chart" >&2
 fi
 
+echo "$PYTHON experiments/model_whatif.py $OUT $DDLSIM > $OUT/model_whatif.txt" >> "$COMMANDS"
+"$PYTHON" experiments/model_whatif.py "$OUT" "$DDLSIM" > "$OUT/model_whatif.txt"
 echo "$PYTHON analysis/sim_vs_real.py $OUT" >> "$COMMANDS"
 set +e
 "$PYTHON" analysis/sim_vs_real.py "$OUT" | tee "$OUT/analysis.txt"

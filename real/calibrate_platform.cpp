@@ -46,6 +46,14 @@ double squared_error(const PlatformModel& m, const std::vector<ContendedPoint>& 
   return e;
 }
 
+// XML forbids "--" inside a comment and a comment ending in "-": a note (which may hold a
+// user's file name) is made safe by spacing its hyphens apart.
+std::string comment_text(std::string note) {
+  for (std::size_t i = note.find("--"); i != std::string::npos; i = note.find("--", i)) note.insert(i + 1, " ");
+  if (!note.empty() && note.back() == '-') note += ' ';
+  return note;
+}
+
 }  // namespace
 
 double predict(const PlatformModel& m, const ContendedPoint& p) {
@@ -115,7 +123,7 @@ std::string platform_xml(const PlatformModel& m, const std::vector<std::string>&
   std::ostringstream x;
   x << "<?xml version=\"1.0\"?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
     << "<!-- Written by ddlcalibrate from measurements on the machine it ran on; regenerate, do not edit. -->\n";
-  for (const std::string& n : notes) x << "<!-- " << n << " -->\n";
+  for (const std::string& n : notes) x << "<!-- " << comment_text(n) << " -->\n";
   x << "<platform version=\"4.1\">\n  <zone id=\"calibrated\" routing=\"Full\">\n"
     << "    <prop id=\"ddl_dims\" value=\"" << m.ranks << "\"/>\n"
     << "    <prop id=\"ddl_gpus\" value=\"" << m.ranks << "\"/>\n"

@@ -64,7 +64,8 @@ void choose_capacities(PlatformModel& model, const std::vector<ContendedPoint>& 
 PlatformModel model_from_pingpong(int ranks, const std::vector<Segment>& pingpong, double largest_bytes,
                                   double memory_bandwidth);
 
-// The platform file; `notes` become XML comments (where the figures come from).
+// The platform file; `notes` become XML comments (where the figures come from), with any "--"
+// spaced apart (XML does not allow it in a comment).
 std::string platform_xml(const PlatformModel& model, const std::vector<std::string>& notes);
 
 }  // namespace ddl::calibrate

@@ -195,7 +195,7 @@ void write_outputs(const Args& args, const Measurements& m) {
   std::ofstream xml(args.output);
   xml << platform_xml(c.model, {origin + "; report: " + args.report,
                                 "memory_bandwidth = 3 x float sum reduce throughput with every rank reducing at once",
-                                "ddl_memory_factors = that throughput at each size / its value at --reduce-bytes"});
+                                "ddl_memory_factors = that throughput at each size / its value at the reduce-bytes size"});
   std::ofstream rep(args.report);
   rep << c.report.dump(1) << "\n";
   if (!xml || !rep) throw BackendError("cannot write '" + args.output + "' or '" + args.report + "'");

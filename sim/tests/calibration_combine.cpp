@@ -121,6 +121,23 @@ TEST_CASE("launches of different commands are not combined", "[calibrate]") {
   CHECK_THROWS_WITH(read_report(broken, "r.json"), Catch::Contains("calibration report 'r.json' is malformed"));
 }
 
+TEST_CASE("platform notes stay well-formed XML comments", "[calibrate]") {
+  const Calibration c = fit_measurements(launch(1.0), 0.03, "p.xml");
+  const std::string xml = platform_xml(c.model, {"report: /tmp/a--b/r.json", "ends in -", "x---y"});
+  CHECK(xml.find("<!-- report: /tmp/a- -b/r.json -->") != std::string::npos);
+  CHECK(xml.find("<!-- ends in -  -->") != std::string::npos);
+  CHECK(xml.find("<!-- x- - -y -->") != std::string::npos);
+  // Inside every comment: no "--", and no "-" just before its end.
+  for (std::size_t open = xml.find("<!--"); open != std::string::npos; open = xml.find("<!--", open + 4)) {
+    const std::size_t close = xml.find("-->", open + 4);
+    REQUIRE(close != std::string::npos);
+    const std::string inner = xml.substr(open + 4, close - open - 4);
+    INFO(inner);
+    CHECK(inner.find("--") == std::string::npos);
+    CHECK((inner.empty() || inner.back() != '-'));
+  }
+}
+
 TEST_CASE("the peer-read exchange reads back, combines and becomes ddl_peer_read_factors", "[calibrate]") {
   const Measurements m = launch(1.0, {0.9, 1.4, 1.1});
   const Calibration c = fit_measurements(m, 0.03, "p.xml");

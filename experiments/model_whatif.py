@@ -1,0 +1,151 @@
+#!/usr/bin/python3
+"""Would another contention or local-work rule have predicted a sim_vs_real run better? Each
+variant edits the run's calibrated platforms (calibrated_<p>.xml, with the figures in
+calibrated_<p>.json), simulates every case again with ddlsim and compares with the run's
+measurements (measured_<p>.csv), in the terms of analysis/sim_vs_real.py (|error| median, max).
+
+    experiments/model_whatif.py RESULTS_DIR [DDLSIM]     # DDLSIM default build/bin/ddlsim
+
+experiments/sim_vs_real.sh runs it after each run (RESULTS_DIR/model_whatif.txt). It first
+checks that the unedited platform reproduces the run's simulated_<p>.csv.
+
+Variants (none of them is what ddlcalibrate writes; "as written" is the platform unchanged):
+  bus without two_each_way  the bus capacity fitted as ddlcalibrate does (calibrate_platform.cpp,
+                            choose_capacities) but to the other contended patterns only
+  bus per size              a capacity fitted to each size's contended points alone, the case
+                            simulated on a platform with the capacity of its size (its footprint)
+  local work alone          memory factors from the float reduce with one rank reducing, not all
+  memory at half footprint  memory factors looked up at half the footprint: a calibrated reduce of
+                            n bytes touches 2n per rank, a collective of S bytes about S
+"""
+import io
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+
+ALGOS = "ring,ddl,rhd,dbtree,hier"
+DIMS = {2: "2", 4: "2x2"}
+HEADER = '<?xml version="1.0"?>\n<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">\n'
+
+
+class Calibration:
+    """One rank count's calibration: the ping-pong fit, capacities and contended points."""
+
+    def __init__(self, report):
+        self.report = report
+        self.R = report["platform"]["host_link_Bps"]
+        self.segments = report["pingpong_fit"]["segments"]
+
+    def segment(self, n):
+        s = self.segments[0]
+        for c in self.segments:
+            if c["from_bytes"] <= n:
+                s = c
+        return s
+
+    def predict(self, n, flows, per_host, k):
+        """calibrate::predict with a bus of k R."""
+        s = self.segment(n)
+        ref = min(self.R, k * self.R)
+        share = min(self.R / max(per_host, 1), k * self.R / max(flows, 1))
+        return s["latency_s"] + n / (s["bandwidth_Bps"] * min(1.0, share / ref))
+
+    def points(self, keep=lambda name, n: True):
+        """Contended medians (bytes, seconds, flows, flows per host) whose lone time is mostly
+        transfer, as choose_capacities takes them."""
+        out = []
+        for m in self.report["messages"]:
+            n, s = m["bytes"], self.segment(m["bytes"])
+            if n / s["bandwidth_Bps"] < s["latency_s"]:
+                continue
+            out += [(n, v["median_s"], v["flows"], v["flows_per_host"]) for name, v in m.items()
+                    if isinstance(v, dict) and "flows" in v and keep(name, n)]
+        return out
+
+    def fit_k(self, points):
+        """choose_capacities: the candidate k (each point's own, and 1000) of least squared
+        relative error."""
+        ks = [1000.0]
+        for n, t, f, _ in points:
+            s = self.segment(n)
+            if t > s["latency_s"]:
+                ks.append(max(1.0, f * (n / (t - s["latency_s"])) / s["bandwidth_Bps"]))
+        return min(ks, key=lambda k: sum(((self.predict(n, f, h, k) - t) / t) ** 2 for n, t, f, h in points))
+
+
+def edit_platform(xml_path, out_path, bus_k=None, R=None, memory_factors=None):
+    tree = ET.parse(xml_path)
+    zone = tree.getroot().find("zone")
+    if bus_k is not None:
+        zone.find("link[@id='bus']").set("bandwidth", f"{bus_k * R!r}Bps")
+    if memory_factors is not None:
+        zone.find("prop[@id='ddl_memory_factors']").set("value", memory_factors)
+    with open(out_path, "w") as f:
+        f.write(HEADER + ET.tostring(tree.getroot(), encoding="unicode"))
+
+
+def simulate(ddlsim, platform, ranks, sizes):
+    out = subprocess.run([ddlsim, "--platform", platform, "--algo", ALGOS, "--dims", DIMS[ranks],
+                          "-b", str(sizes[0]), "-e", str(sizes[1]), "-f", "2", "--format", "csv"],
+                         capture_output=True, text=True, check=True).stdout
+    return pd.read_csv(io.StringIO(out))[["algo", "size", "time_us"]]
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    results = sys.argv[1]
+    ddlsim = sys.argv[2] if len(sys.argv) == 3 else "build/bin/ddlsim"
+    scratch = os.path.join(results, "whatif.tmp.xml")
+    rows = []
+    for p in DIMS:
+        measured = pd.read_csv(os.path.join(results, f"measured_{p}.csv"), comment="#")[["algo", "size", "time_us"]]
+        sizes = (int(measured["size"].min()), int(measured["size"].max()))
+        xml = os.path.join(results, f"calibrated_{p}.xml")
+        with open(os.path.join(results, f"calibrated_{p}.json")) as f:
+            report = json.load(f)
+        cal = Calibration(report)
+        by_size = report["reduce_float_by_size"]
+        mem = report["platform"]["memory_bandwidth_Bps"] / 3
+
+        def factors(throughput, scale=1):
+            return ";".join(f"{0 if i == 0 else x['bytes'] * scale}:{throughput(x) / mem:.6g}" for i, x in enumerate(by_size))
+
+        variants = {
+            "as written": {},
+            "bus without two_each_way": {"bus_k": cal.fit_k(cal.points(lambda name, n: name != "two_each_way")), "R": cal.R},
+            "local work alone": {"memory_factors": factors(lambda x: x["alone_Bps"])},
+            "memory at half footprint": {"memory_factors": factors(lambda x: x["all_ranks_Bps"], 2)},
+        }
+        for name, edits in variants.items():
+            edit_platform(xml, scratch, **edits)
+            rows.append(simulate(ddlsim, scratch, p, sizes).assign(ranks=p, variant=name))
+        for n in sorted(measured["size"].unique()):
+            k = cal.fit_k(cal.points(lambda name, size: size == n))
+            edit_platform(xml, scratch, bus_k=k, R=cal.R)
+            rows.append(simulate(ddlsim, scratch, p, (n, n)).assign(ranks=p, variant="bus per size"))
+        rows.append(measured.assign(ranks=p, variant="measured"))
+    os.remove(scratch)
+    d = pd.concat(rows, ignore_index=True)
+    # The platform as written must give back the run's own simulation, or the edits above are
+    # not what they claim to be.
+    for p in DIMS:
+        run = pd.read_csv(os.path.join(results, f"simulated_{p}.csv"), comment="#")[["algo", "size", "time_us"]]
+        again = d[(d.variant == "as written") & (d.ranks == p)].merge(run, on=["algo", "size"], suffixes=("", "_run"))
+        if len(again) != len(run) or ((again.time_us - again.time_us_run).abs() > 1e-6 * again.time_us_run).any():
+            sys.exit(f"model_whatif.py: the unedited calibrated_{p}.xml does not reproduce simulated_{p}.csv")
+    measured = d[d.variant == "measured"].drop(columns="variant").rename(columns={"time_us": "measured_us"})
+    d = d[d.variant != "measured"].merge(measured, on=["algo", "size", "ranks"])
+    d["abs_error_pct"] = (100 * (d.time_us - d.measured_us) / d.measured_us).abs()
+    print("|error| in percent of the measured time, per variant (median / max):")
+    for name, g in d.groupby("variant", sort=False):
+        per = "  ".join(f"{p} ranks {x.abs_error_pct.median():5.2f} / {x.abs_error_pct.max():5.1f}" for p, x in g.groupby("ranks"))
+        print(f"  {name:26s} all {g.abs_error_pct.median():5.2f} / {g.abs_error_pct.max():5.1f}   {per}")
+
+
+if __name__ == "__main__":
+    main()
