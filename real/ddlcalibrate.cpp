@@ -132,8 +132,8 @@ Measurements measure(MpiCommunicator& comm, const Args& args) {
   m.reps = args.reps;
   m.receive_buffers = to_string(args.receive);
   // Messages: one flow alone, then the contended patterns.
-  // two_each_way: two flows share each direction of a rank's link (a 2-rank dbtree's step), which
-  // only it shows with 2 ranks.
+  // two_each_way loads each direction of a rank's link with two flows (a 2-rank dbtree's step):
+  // with 2 ranks, the only pattern that does.
   std::vector<Pattern> kinds = {Pattern::bidirectional, Pattern::two_each_way};
   m.patterns.push_back({to_string(Pattern::bidirectional), 2, 1});
   m.patterns.push_back({to_string(Pattern::two_each_way), 4, 2});
