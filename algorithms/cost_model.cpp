@@ -48,19 +48,23 @@ double flat_send(const Dims& dims, const CostParams& c, double bytes, int first 
   return l.alpha + bytes * l.beta;
 }
 
+// The factor of a message of `bytes` into bytes its receiver last sent.
+double peer_read(const CostParams& c, double bytes) { return c.peer_read ? c.peer_read(bytes) : 1.0; }
+
 double ring_rs(int p, double S, double step_send, double gamma) {
   return (p - 1) * step_send + (p - 1) * S / p * gamma;
 }
 double ring_ag(int p, double step_send) { return (p - 1) * step_send; }
 
-// Recursive halving then doubling: step i moves S / 2^i each way.
+// Recursive halving then doubling: step i moves S / 2^i each way; a doubling step receives the
+// half its halving step sent.
 double rhd(const Dims& dims, const CostParams& c, double S) {
   const int p = dims.rank_count();
   const int q = 1 << (ceil_log2(p + 1) - 1);  // largest power of two <= p
   double core = static_cast<double>(q - 1) / q * S * c.gamma;
-  for (int m = q / 2; m >= 1; m /= 2) core += 2 * flat_send(dims, c, S * m / q);
-  // Fix-up: the extra ranks hand their whole buffer in, then get the result back.
-  return q == p ? core : core + 2 * flat_send(dims, c, S) + S * c.gamma;
+  for (int m = q / 2; m >= 1; m /= 2) core += (1 + peer_read(c, S * m / q)) * flat_send(dims, c, S * m / q);
+  // Fix-up: the extra ranks hand their whole buffer in, then get the result back into it.
+  return q == p ? core : core + (1 + peer_read(c, S)) * flat_send(dims, c, S) + S * c.gamma;
 }
 
 // Lockstep over the concurrent slices: each step costs the slowest of its transfers, and the
@@ -102,7 +106,8 @@ double ddl(const Dims& dims, const CostParams& c, double S, const Options& o) {
     double transfer = 0, reduce = 0;
     for (const auto& s : slices) {
       const Phase& ph = s[t];
-      transfer = std::max(transfer, send_time(c, ph.dim, ph.bytes));
+      // The allgather steps receive what the reduce-scatter steps sent.
+      transfer = std::max(transfer, send_time(c, ph.dim, ph.bytes) * (ph.reduce ? 1.0 : peer_read(c, ph.bytes)));
       if (ph.reduce) reduce += ph.bytes * c.gamma;
     }
     total += transfer + reduce;
@@ -117,13 +122,14 @@ double hier(const Dims& dims, const CostParams& c, std::size_t bytes, const Opti
   double total = 0;
   if (g > 1) {
     const double n = static_cast<double>(chain_chunks({0, bytes}, 1, o.segment_bytes, g).size());
-    total += (g - 2 + n) * (2 * send_time(c, 0, S / n) + S / n * c.gamma);
+    // Up the chain, then the result down into the chunks each member sent up.
+    total += (g - 2 + n) * ((1 + peer_read(c, S / n)) * send_time(c, 0, S / n) + S / n * c.gamma);
   }
   if (leaders > 1) {
     // The leaders' ring crosses the slowest of the outer dimensions.
     const Dims outer(std::vector<int>(dims.extents().begin() + 1, dims.extents().end()));
     const double step = flat_send(outer, c, S / leaders, 1);
-    total += ring_rs(leaders, S, step, c.gamma) + ring_ag(leaders, step);
+    total += ring_rs(leaders, S, step, c.gamma) + ring_ag(leaders, step * peer_read(c, S / leaders));
   }
   return total;
 }
@@ -139,7 +145,9 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& c,
   const double S = static_cast<double>(bytes);
   if (p == 1 || bytes == 0) return 0;
   const auto flat = [&](double message) { return flat_send(dims, c, message); };
-  if (name == "ring") return ring_rs(p, S, flat(S / p), c.gamma) + ring_ag(p, flat(S / p));
+  // An allreduce's ring allgather receives the blocks its reduce-scatter sent; a lone allgather
+  // does not.
+  if (name == "ring") return ring_rs(p, S, flat(S / p), c.gamma) + ring_ag(p, flat(S / p) * peer_read(c, S / p));
   if (name == "reduce_scatter") return ring_rs(p, S, flat(S / p), c.gamma);
   if (name == "allgather") return ring_ag(p, flat(S / p));
   if (name == "rhd") return rhd(dims, c, S);
@@ -155,6 +163,8 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& c,
     // link: a step moves k chunks, k the largest such count over ranks (4 for p > 2: interior
     // in one tree, leaf in the other, 2 for p = 2). An up step reduces the chunks of a rank's
     // children in its interior tree: r of them, the most children any rank has (2; 1 for p = 2).
+    // The chunk down from the parent lands in the chunk sent up, but it shares the link with
+    // the chunks coming up: its peer-read time (under 2x its own) is not what paces the step.
     const double n = std::max<double>(
         1, static_cast<double>(dbtree_chunks({0, bytes / 2}, 1, o.segment_bytes).size()));
     const double chunk = S / (2 * n);

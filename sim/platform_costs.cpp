@@ -51,6 +51,8 @@ CostParams platform_costs(const Platform& platform, const Dims& dims, double foo
       return worst;
     };
   }
+  if (footprint > 0 && !platform.peer_read_factors.empty())
+    params.peer_read = [&platform](double bytes) { return factor_at(platform.peer_read_factors, bytes); };
   for (int d = 0; d < dims.count(); ++d) {
     const std::size_t members = static_cast<std::size_t>(dims.extent(d));
     LinkCost worst;

@@ -5,8 +5,8 @@
 // latencies), β = the largest 1 / (bottleneck bandwidth of the route). A ring step waits for
 // its slowest transfer, so the slowest neighbour pair is the one that sets the pace; a group of
 // one has α = β = 0. γ = 3 / memory bandwidth of rank 0 (a reduction reads two bytes and writes
-// one per result byte), the same cost SimCommunicator::reduce charges. Per-size factors of a
-// calibrated platform enter only through `footprint` (below). Contention (several
+// one per result byte), the same cost SimCommunicator::reduce charges. Per-size and peer-read
+// factors of a calibrated platform enter only through `footprint` (below). Contention (several
 // flows on one link) is not in these numbers: that is what simulating adds.
 #pragma once
 
@@ -25,7 +25,8 @@ RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank);
 // `footprint` > 0: the costs of one collective of that many bytes on a platform with calibrated
 // factors (sim/README.md): CostParams::message costs a message of n bytes by piece_time() (so a
 // tree's chunk and a ring's block each get the factors of their own size), per_dim holds one
-// ring block's (footprint / group size), γ the memory factor at the footprint; the params refer
+// ring block's (footprint / group size), γ the memory factor at the footprint, peer_read the
+// platform's ddl_peer_read_factors (when it has them); the params refer
 // to `platform`, which must outlive them. 0: the routes' plain figures at every size (what
 // `auto` and the header line use).
 CostParams platform_costs(const Platform& platform, const Dims& dims, double footprint = 0);

@@ -97,6 +97,36 @@ TEST_CASE("per-size link costs price each message at its own size", "[cost]") {
         Approx(9 * (1e-6 + 2 * U / 16 * 1e-9) + 8 * U / 16 * 1e-10));
 }
 
+TEST_CASE("peer-read factors slow the receives into bytes the receiver sent", "[cost]") {
+  // Every such receive takes 1.5 times its own time: a ring allreduce's allgather, rhd's
+  // doubling steps, ddl's allgather steps, hier's chain broadcast and leaders' allgather; not a
+  // lone allgather, a reduce-scatter or dbtree (whose down chunk shares the link with the up ones).
+  CostParams c = one_level;
+  c.peer_read = [](double) { return 1.5; };
+  CostParams two = two_level;
+  two.peer_read = c.peer_read;
+  const Options o;
+  CHECK(model_time("ring", Dims::flat(4), c, 4000, o) == Approx(3 * 2e-6 + 0.3e-6 + 1.5 * 3 * 2e-6));
+  CHECK(model_time("rhd", Dims::flat(8), c, 8000, o) ==
+        Approx(2.5 * (1e-6 + 4e-6) + 2.5 * (1e-6 + 2e-6) + 2.5 * (1e-6 + 1e-6) + 0.7e-6));
+  // p = 6 folds onto 4 ranks; the extra ranks get the result back into the buffer they sent.
+  CHECK(model_time("rhd", Dims::flat(6), c, 8000, o) ==
+        Approx(2.5 * (1e-6 + 4e-6) + 2.5 * (1e-6 + 2e-6) + 0.6e-6 + 2.5 * (1e-6 + 8e-6) + 0.8e-6));
+  // ddl on 4x2 (as in "ddl's dimensions move shrinking pieces"): reduce-scatter 3 steps of 3 us
+  // + 0.6 us along dimension 1, 1 step of 6 us + 0.1 us along dimension 2; the allgather steps
+  // (the same transfers back) x 1.5.
+  CHECK(model_time("ddl", Dims::parse("4x2"), two, 8000, o) ==
+        Approx((9e-6 + 0.6e-6) + (6e-6 + 0.1e-6) + 1.5 * (9e-6 + 6e-6)));
+  // hier on 4x2: 10 chain steps of (1 + 1.5) (α0 + 1000 β0) + 1000 γ, the leaders' ring with its
+  // allgather x 1.5.
+  CHECK(model_time("hier", Dims::parse("4x2"), two, 8000, o) ==
+        Approx(10 * (2.5 * 2e-6 + 0.1e-6) + (18e-6 + 0.4e-6) + 1.5 * 18e-6));
+  CHECK(model_time("allgather", Dims::flat(4), c, 4000, o) == model_time("allgather", Dims::flat(4), one_level, 4000, o));
+  CHECK(model_time("reduce_scatter", Dims::flat(4), c, 4000, o) ==
+        model_time("reduce_scatter", Dims::flat(4), one_level, 4000, o));
+  CHECK(model_time("dbtree", Dims::flat(8), c, 256 * 1024, o) == model_time("dbtree", Dims::flat(8), one_level, 256 * 1024, o));
+}
+
 TEST_CASE("auto takes the argmin", "[cost]") {
   const Options o;
   const Dims flat16 = Dims::flat(16);
