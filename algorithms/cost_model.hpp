@@ -6,6 +6,9 @@
 //   β  time per byte on that link class (s/B, i.e. 1 / bandwidth)
 //   γ  time per byte of reduction result (s/B)
 //   S  bytes of the whole buffer, p ranks, d_i the extent of dimension i
+// With CostParams::message each message pays α and β of its own size; with
+// CostParams::peer_read the receives that land in bytes the receiver sent earlier in the same
+// allreduce (its second half) take that many times their own time.
 #pragma once
 
 #include <cstddef>
