@@ -7,7 +7,8 @@ measurements (measured_<p>.csv), in the terms of analysis/sim_vs_real.py (|error
     experiments/model_whatif.py RESULTS_DIR [DDLSIM]     # DDLSIM default build/bin/ddlsim
 
 experiments/sim_vs_real.sh runs it after each run (RESULTS_DIR/model_whatif.txt). It first
-checks that the unedited platform reproduces the run's simulated_<p>.csv.
+checks that its copy of the capacity fit gives back the bus each platform was written with
+and that the unedited platform reproduces the run's simulated_<p>.csv.
 
 Variants (none of them is what ddlcalibrate writes; "as written" is the platform unchanged):
   bus without two_each_way  the bus capacity fitted as ddlcalibrate does (calibrate_platform.cpp,
@@ -23,6 +24,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 
 import pandas as pd
@@ -89,10 +91,18 @@ def edit_platform(xml_path, out_path, bus_k=None, R=None, memory_factors=None):
 
 
 def simulate(ddlsim, platform, ranks, sizes):
-    out = subprocess.run([ddlsim, "--platform", platform, "--algo", ALGOS, "--dims", DIMS[ranks],
-                          "-b", str(sizes[0]), "-e", str(sizes[1]), "-f", "2", "--format", "csv"],
-                         capture_output=True, text=True, check=True).stdout
+    command = [ddlsim, "--platform", platform, "--algo", ALGOS, "--dims", DIMS[ranks],
+               "-b", str(sizes[0]), "-e", str(sizes[1]), "-f", "2", "--format", "csv"]
+    try:
+        out = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600).stdout
+    except (OSError, subprocess.SubprocessError) as e:
+        stderr = getattr(e, "stderr", None) or ""
+        raise Failure(f"{' '.join(command)} failed: {e} {stderr.strip()}") from e
     return pd.read_csv(io.StringIO(out))[["algo", "size", "time_us"]]
+
+
+class Failure(Exception):
+    """One message for the user, then exit status 1."""
 
 
 def main():
@@ -100,7 +110,11 @@ def main():
         sys.exit(__doc__)
     results = sys.argv[1]
     ddlsim = sys.argv[2] if len(sys.argv) == 3 else "build/bin/ddlsim"
-    scratch = os.path.join(results, "whatif.tmp.xml")
+    with tempfile.TemporaryDirectory() as tmp:
+        whatif(results, ddlsim, os.path.join(tmp, "platform.xml"))
+
+
+def whatif(results, ddlsim, scratch):
     rows = []
     for p in DIMS:
         measured = pd.read_csv(os.path.join(results, f"measured_{p}.csv"), comment="#")[["algo", "size", "time_us"]]
@@ -109,6 +123,12 @@ def main():
         with open(os.path.join(results, f"calibrated_{p}.json")) as f:
             report = json.load(f)
         cal = Calibration(report)
+        # This file re-implements the capacity fit of calibrate_platform.cpp: it must give back
+        # the bus the platform was written with before its variants mean anything.
+        written = report["platform"]["bus_Bps"] / cal.R
+        if abs(cal.fit_k(cal.points()) - written) > 1e-6 * written:
+            raise Failure(f"the capacity fit here does not reproduce calibrated_{p}.json's bus "
+                          f"({written:.6g} lone flows' worth): calibrate_platform.cpp changed")
         by_size = report["reduce_float_by_size"]
         mem = report["platform"]["memory_bandwidth_Bps"] / 3
 
@@ -129,7 +149,6 @@ def main():
             edit_platform(xml, scratch, bus_k=k, R=cal.R)
             rows.append(simulate(ddlsim, scratch, p, (n, n)).assign(ranks=p, variant="bus per size"))
         rows.append(measured.assign(ranks=p, variant="measured"))
-    os.remove(scratch)
     d = pd.concat(rows, ignore_index=True)
     # The platform as written must give back the run's own simulation, or the edits above are
     # not what they claim to be.
@@ -137,7 +156,7 @@ def main():
         run = pd.read_csv(os.path.join(results, f"simulated_{p}.csv"), comment="#")[["algo", "size", "time_us"]]
         again = d[(d.variant == "as written") & (d.ranks == p)].merge(run, on=["algo", "size"], suffixes=("", "_run"))
         if len(again) != len(run) or ((again.time_us - again.time_us_run).abs() > 1e-6 * again.time_us_run).any():
-            sys.exit(f"model_whatif.py: the unedited calibrated_{p}.xml does not reproduce simulated_{p}.csv")
+            raise Failure(f"the unedited calibrated_{p}.xml does not reproduce simulated_{p}.csv")
     measured = d[d.variant == "measured"].drop(columns="variant").rename(columns={"time_us": "measured_us"})
     d = d[d.variant != "measured"].merge(measured, on=["algo", "size", "ranks"])
     d["abs_error_pct"] = (100 * (d.time_us - d.measured_us) / d.measured_us).abs()
@@ -148,4 +167,9 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except Failure as e:
+        sys.exit(f"model_whatif.py: {e}")
+    except (OSError, ValueError, KeyError, ET.ParseError) as e:
+        sys.exit(f"model_whatif.py: {sys.argv[1]} is not a complete sim_vs_real run: {type(e).__name__}: {e}")
