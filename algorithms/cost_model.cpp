@@ -189,8 +189,10 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& c,
 }
 
 CostParams uniform_costs(const Dims& dims) {
-  return {std::vector<LinkCost>(static_cast<std::size_t>(dims.count()), LinkCost{1e-6, 1e-10}),
-          1e-11};
+  CostParams c;
+  c.per_dim.assign(static_cast<std::size_t>(dims.count()), LinkCost{1e-6, 1e-10});
+  c.gamma = 1e-11;
+  return c;
 }
 
 std::string best_allreduce(const Dims& dims, const CostParams& c, std::size_t bytes,

@@ -11,10 +11,12 @@ checks that its copy of the capacity fit gives back the bus each platform was wr
 and that the unedited platform reproduces the run's simulated_<p>.csv.
 
 Variants (none of them is what ddlcalibrate writes; "as written" is the platform unchanged):
-  bus without two_each_way  the bus capacity fitted as ddlcalibrate does (calibrate_platform.cpp,
-                            choose_capacities) but to the other contended patterns only
-  bus per size              a capacity fitted to each size's contended points alone, the case
-                            simulated on a platform with the capacity of its size (its footprint)
+  one bus capacity          one capacity for every count of flows in flight, fitted to all the
+                            contended points (what ddlcalibrate wrote before it fitted one per count)
+  bus without two_each_way  the bus capacities fitted as ddlcalibrate does (calibrate_platform.cpp,
+                            choose_capacities: one per flow count) to the other patterns only
+  bus per size              capacities fitted to each size's contended points alone, the case
+                            simulated on a platform with the capacities of its size (its footprint)
   local work alone          memory factors from the float reduce with one rank reducing, not all
   memory at half footprint  memory factors looked up at half the footprint: a calibrated reduce of
                             n bytes touches 2n per rank, a collective of S bytes about S
@@ -68,22 +70,41 @@ class Calibration:
                     if isinstance(v, dict) and "flows" in v and keep(name, n)]
         return out
 
-    def fit_k(self, points):
-        """choose_capacities: the candidate k (each point's own, and 1000) of least squared
-        relative error."""
+    def candidates(self, points):
+        """The k at which each point's speed is what a bus of k R predicts, and 1000."""
         ks = [1000.0]
         for n, t, f, _ in points:
             s = self.segment(n)
             if t > s["latency_s"]:
                 ks.append(max(1.0, f * (n / (t - s["latency_s"])) / s["bandwidth_Bps"]))
+        return ks
+
+    def fit_k(self, points, ks=None):
+        """One capacity for every point: the candidate k of least squared relative error."""
+        ks = self.candidates(points) if ks is None else ks
         return min(ks, key=lambda k: sum(((self.predict(n, f, h, k) - t) / t) ** 2 for n, t, f, h in points))
 
+    def fit_by_flows(self, points):
+        """choose_capacities: per flow count, fit_k over that count's points, every point's
+        candidate k in the running."""
+        ks = self.candidates(points)
+        return {c: self.fit_k([p for p in points if p[2] == c], ks) for c in sorted({p[2] for p in points})}
 
-def edit_platform(xml_path, out_path, bus_k=None, R=None, memory_factors=None):
+
+def edit_platform(xml_path, out_path, bus=None, R=None, memory_factors=None):
+    """bus: {flow count: k} (a capacity per count, as ddlcalibrate writes it) or {None: k} (one
+    capacity for every count)."""
     tree = ET.parse(xml_path)
     zone = tree.getroot().find("zone")
-    if bus_k is not None:
-        zone.find("link[@id='bus']").set("bandwidth", f"{bus_k * R!r}Bps")
+    if bus is not None:
+        link = zone.find("link[@id='bus']")
+        widest = max(bus.values())
+        link.set("bandwidth", f"{widest * R!r}Bps")
+        for prop in link.findall("prop[@id='ddl_capacity_by_flows']"):
+            link.remove(prop)
+        if None not in bus:
+            ET.SubElement(link, "prop", id="ddl_capacity_by_flows",
+                          value=";".join(f"{c}:{k / widest!r}" for c, k in sorted(bus.items())))
     if memory_factors is not None:
         zone.find("prop[@id='ddl_memory_factors']").set("value", memory_factors)
     with open(out_path, "w") as f:
@@ -125,10 +146,11 @@ def whatif(results, ddlsim, scratch):
         cal = Calibration(report)
         # This file re-implements the capacity fit of calibrate_platform.cpp: it must give back
         # the bus the platform was written with before its variants mean anything.
-        written = report["platform"]["bus_Bps"] / cal.R
-        if abs(cal.fit_k(cal.points()) - written) > 1e-6 * written:
-            raise Failure(f"the capacity fit here does not reproduce calibrated_{p}.json's bus "
-                          f"({written:.6g} lone flows' worth): calibrate_platform.cpp changed")
+        written = {c["flows"]: c["bus_Bps"] / cal.R for c in report["platform"]["bus_by_flows"]}
+        fitted = cal.fit_by_flows(cal.points())
+        if fitted.keys() != written.keys() or any(abs(fitted[c] - k) > 1e-6 * k for c, k in written.items()):
+            raise Failure(f"the capacity fit here ({fitted}) does not reproduce calibrated_{p}.json's bus by "
+                          f"flows ({written}, lone flows' worth): calibrate_platform.cpp changed")
         by_size = report["reduce_float_by_size"]
         mem = report["platform"]["memory_bandwidth_Bps"] / 3
 
@@ -137,7 +159,9 @@ def whatif(results, ddlsim, scratch):
 
         variants = {
             "as written": {},
-            "bus without two_each_way": {"bus_k": cal.fit_k(cal.points(lambda name, n: name != "two_each_way")), "R": cal.R},
+            "one bus capacity": {"bus": {None: cal.fit_k(cal.points())}, "R": cal.R},
+            "bus without two_each_way": {"bus": cal.fit_by_flows(cal.points(lambda name, n: name != "two_each_way")),
+                                         "R": cal.R},
             "local work alone": {"memory_factors": factors(lambda x: x["alone_Bps"])},
             "memory at half footprint": {"memory_factors": factors(lambda x: x["all_ranks_Bps"], 2)},
         }
@@ -145,8 +169,8 @@ def whatif(results, ddlsim, scratch):
             edit_platform(xml, scratch, **edits)
             rows.append(simulate(ddlsim, scratch, p, sizes).assign(ranks=p, variant=name))
         for n in sorted(measured["size"].unique()):
-            k = cal.fit_k(cal.points(lambda name, size: size == n))
-            edit_platform(xml, scratch, bus_k=k, R=cal.R)
+            by_flows = cal.fit_by_flows(cal.points(lambda name, size: size == n))
+            edit_platform(xml, scratch, bus=by_flows or {None: 1000.0}, R=cal.R)
             rows.append(simulate(ddlsim, scratch, p, (n, n)).assign(ranks=p, variant="bus per size"))
         rows.append(measured.assign(ranks=p, variant="measured"))
     d = pd.concat(rows, ignore_index=True)

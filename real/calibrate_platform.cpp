@@ -56,13 +56,20 @@ std::string comment_text(std::string note) {
 
 }  // namespace
 
+double bus_capacity(const PlatformModel& m, int flows) {
+  double capacity = m.bus_bandwidth;
+  for (const FlowCapacity& c : m.bus_by_flows)
+    if (c.flows <= flows) capacity = c.bandwidth;
+  return capacity;
+}
+
 double predict(const PlatformModel& m, const ContendedPoint& p) {
   // Each flow's share of a link is capacity / flows (one size, one factor); its speed is the
   // lone speed scaled by the tightest share relative to the reference capacity R.
   const Segment& s = segment_at(m.pingpong, p.bytes);
   const double reference = std::min(m.host_bandwidth, m.bus_bandwidth);
-  const double share = std::min(m.host_bandwidth / std::max(p.flows_per_host, 1),
-                                m.bus_bandwidth / std::max(p.flows, 1));
+  const int flows = std::max(p.flows, 1);
+  const double share = std::min(m.host_bandwidth / std::max(p.flows_per_host, 1), bus_capacity(m, flows) / flows);
   return s.latency_s + p.bytes / (s.bandwidth() * std::min(1.0, share / reference));
 }
 
@@ -95,20 +102,36 @@ void choose_capacities(PlatformModel& m, const std::vector<ContendedPoint>& poin
   // Candidates: the k at which each point's measured speed is what the model predicts, if the
   // bus limits it (k = flows x measured / lone speed), and "unlimited".
   std::vector<double> ks{1000};
+  std::vector<int> counts;
   for (const ContendedPoint& p : bound) {
+    if (std::find(counts.begin(), counts.end(), p.flows) == counts.end()) counts.push_back(p.flows);
     const Segment& s = segment_at(m.pingpong, p.bytes);
     const double transfer = p.seconds - s.latency_s;
     if (transfer <= 0) continue;
     ks.push_back(std::max(1.0, p.flows * (p.bytes / transfer) / s.bandwidth()));
   }
-  double best_k = 1000, best_error = -1;
-  for (double k : ks) {
-    PlatformModel trial = m;
-    trial.bus_bandwidth = k * reference;
-    const double e = squared_error(trial, bound);
-    if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best_k = k;
+  std::sort(counts.begin(), counts.end());
+  // Each point crosses the bus with its own count of flows, so each count's k is fitted alone.
+  m.bus_by_flows.clear();
+  m.bus_bandwidth = 1000 * reference;
+  for (int flows : counts) {
+    std::vector<ContendedPoint> same;
+    for (const ContendedPoint& p : bound)
+      if (p.flows == flows) same.push_back(p);
+    double best_k = 1000, best_error = -1;
+    for (double k : ks) {
+      PlatformModel trial = m;
+      trial.bus_by_flows.clear();
+      trial.bus_bandwidth = k * reference;
+      const double e = squared_error(trial, same);
+      if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best_k = k;
+    }
+    m.bus_by_flows.push_back({flows, best_k * reference});
   }
-  m.bus_bandwidth = best_k * reference;
+  if (!m.bus_by_flows.empty())
+    m.bus_bandwidth = std::max_element(m.bus_by_flows.begin(), m.bus_by_flows.end(), [](const auto& a, const auto& b) {
+                        return a.bandwidth < b.bandwidth;
+                      })->bandwidth;
 }
 
 std::string platform_xml(const PlatformModel& m, const std::vector<std::string>& notes) {
@@ -145,8 +168,19 @@ std::string platform_xml(const PlatformModel& m, const std::vector<std::string>&
       << number(m.route_latency / 2)
       << "s\" sharing_policy=\"SPLITDUPLEX\"/><!-- split duplex: a rank's inbound and outbound copies do not slow each other -->\n";
   x << "    <link id=\"bus\" bandwidth=\"" << number(m.bus_bandwidth)
-    << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\"/><!-- all copies share the machine's cores and memory: "
+    << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\"><!-- all copies share the machine's cores and memory: "
     << number(m.bus_bandwidth / bottleneck) << " lone flows' worth -->\n";
+  if (!m.bus_by_flows.empty()) {
+    std::string by_flows, worth;
+    for (const FlowCapacity& c : m.bus_by_flows) {
+      by_flows += (by_flows.empty() ? "" : ";") + std::to_string(c.flows) + ":" + number(c.bandwidth / m.bus_bandwidth);
+      worth += (worth.empty() ? "" : ", ") + std::to_string(c.flows) + " flows " + number(c.bandwidth / bottleneck);
+    }
+    x << "      <prop id=\"ddl_capacity_by_flows\" value=\"" << by_flows
+      << "\"/><!-- capacity with n flows in flight / bandwidth, fitted per flow count (lone flows' worth: " << worth
+      << ") -->\n";
+  }
+  x << "    </link>\n";
   for (int a = 0; a < m.ranks; ++a)
     for (int b = 0; b < m.ranks; ++b)
       if (a != b)

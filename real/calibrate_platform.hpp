@@ -13,9 +13,14 @@
 //     is, and capacities only carry *relative* slowdowns. Host links are SPLITDUPLEX with the
 //     capacity R that factors are relative to: on shared memory the receiver's core does the
 //     copy, so a rank's one inbound and one outbound flow do not slow each other, two inbound
-//     ones halve. The bus is SHARED with capacity k R: k flows at once run at the lone speed,
-//     more share k R (k is about the machine's cores that copy at once), fitted to the
-//     bidirectional, pairs and ring measurements (see choose_capacities).
+//     ones halve. The bus is shared with capacity k R: k flows at once run at the lone speed,
+//     more share k R (k is about the machine's cores that copy at once). k depends on how many
+//     flows are in flight: four concurrent copies move less in all than two when they evict
+//     each other's lines (measured here: two messages each way at 256 KB take 2.7x a lone one,
+//     one each way 1.1x), which no single max-min capacity expresses. So k is fitted per flow
+//     count to the contended patterns of that count (bidirectional: 2; two_each_way, pairs and
+//     ring: 4; see choose_capacities), and the bus carries it as ddl_capacity_by_flows, which
+//     sim/platform.cpp installs as a SimGrid NONLINEAR sharing callback.
 #pragma once
 
 #include <optional>
@@ -35,12 +40,20 @@ struct ContendedPoint {
   int flows_per_host = 0;  // flows in one direction of the busiest host link
 };
 
+struct FlowCapacity {
+  int flows = 0;
+  double bandwidth = 0;  // B/s
+};
+
 struct PlatformModel {
   int ranks = 0;
   std::vector<Segment> pingpong;  // one flow alone
   double route_latency = 0;       // s, host link + host link (bus has none)
   double host_bandwidth = 0;      // B/s, R: each direction of each host link (factors' reference)
-  double bus_bandwidth = 0;       // B/s, k R: the bus
+  double bus_bandwidth = 0;       // B/s, k R: the bus at its widest (its capacity in the file)
+  // The bus by concurrent flows, ascending: from each count (up to the next) a capacity in B/s;
+  // below the first count, and when empty, bus_bandwidth.
+  std::vector<FlowCapacity> bus_by_flows;
   double memory_bandwidth = 0;    // B/s, what the simulator divides 3n (reduce) by
   std::string lat_factors, bw_factors;
   // ddl_memory_factors ("BYTES:FACTOR;..."): float sum reduce throughput with every rank
@@ -51,12 +64,17 @@ struct PlatformModel {
   std::string peer_read_factors;
 };
 
+// The bus capacity (B/s) with `flows` flows crossing it.
+double bus_capacity(const PlatformModel& model, int flows);
+
 // The simulated per-flow time of a contended point on `model`, as CM02 computes it.
 double predict(const PlatformModel& model, const ContendedPoint& point);
 
-// The bus capacity k R (k >= 1) that best fits the contended points whose lone time is mostly
-// transfer (latency-bound ones carry no capacity information): least squares on relative error
-// over the k each point implies alone, and "unlimited" (k = 1000).
+// Per flow count among the contended points whose lone time is mostly transfer (latency-bound
+// ones carry no capacity information), the bus capacity k R (k >= 1) that best fits that count's
+// points: least squares on relative error over the k each point implies alone and "unlimited"
+// (k = 1000). bus_bandwidth becomes the largest, bus_by_flows every count's; no such point: one
+// unlimited bus.
 void choose_capacities(PlatformModel& model, const std::vector<ContendedPoint>& points);
 
 // Fills route latency, factor strings and default capacities from the ping-pong fit.

@@ -299,6 +299,9 @@ Calibration fit_measurements(const Measurements& m, double tolerance, const std:
                    {"host_link_Bps", c.model.host_bandwidth},
                    {"bus_Bps", c.model.bus_bandwidth},
                    {"memory_bandwidth_Bps", c.model.memory_bandwidth}};
+  json by_flows = json::array();
+  for (const FlowCapacity& f : c.model.bus_by_flows) by_flows.push_back({{"flows", f.flows}, {"bus_Bps", f.bandwidth}});
+  r["platform"]["bus_by_flows"] = by_flows;
   return c;
 }
 
@@ -333,8 +336,11 @@ std::string summary_text(const Measurements& m, const Calibration& c, const std:
   for (const Segment& s : c.fit)
     append(out, "  from %zu B: latency %.3f us, bandwidth %.3f GB/s\n", s.from_bytes, s.latency_s * 1e6, s.bandwidth() / 1e9);
   if (peer_read) append(out, "peer-read factors (the ratios, at least 1): %s\n", c.model.peer_read_factors.c_str());
-  append(out, "host link %.3f GB/s, bus %.3f GB/s, route latency %.3f us\n", c.model.host_bandwidth / 1e9,
-         c.model.bus_bandwidth / 1e9, c.model.route_latency * 1e6);
+  append(out, "host link %.3f GB/s, bus %.3f GB/s", c.model.host_bandwidth / 1e9, c.model.bus_bandwidth / 1e9);
+  for (const FlowCapacity& f : c.model.bus_by_flows)
+    append(out, "%s %d flows %.3f", &f == &c.model.bus_by_flows.front() ? " (by flows in flight:" : ",", f.flows,
+           f.bandwidth / 1e9);
+  append(out, "%s, route latency %.3f us\n", c.model.bus_by_flows.empty() ? "" : ")", c.model.route_latency * 1e6);
   for (const auto& [dtype, t] : m.reduce)
     append(out, "reduce %-8s %zu B: alone %.2f GB/s, all ranks %.2f GB/s (result bytes)\n", dtype.c_str(), t.bytes,
            t.bytes / t.alone.median / 1e9, t.bytes / t.all_ranks.median / 1e9);

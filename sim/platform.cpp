@@ -1,6 +1,7 @@
 #include "sim/platform.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -67,8 +68,10 @@ FactorTable read_factors(simgrid::s4u::Engine& engine, const std::string& file, 
 
 }  // namespace
 
-FactorTable parse_factors(std::string_view text, bool allow_zero) {
-  const std::string quoted = "'" + std::string(text) + "'";
+FactorTable parse_factors(std::string_view text, bool allow_zero, std::string_view unit) {
+  const std::string quoted = "'" + std::string(text) + "'", what(unit);
+  std::string key = what + "s";
+  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::toupper(c); });
   FactorTable table;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -76,12 +79,12 @@ FactorTable parse_factors(std::string_view text, bool allow_zero) {
     const std::string_view item = text.substr(start, end - start);
     const std::size_t colon = item.find(':');
     if (colon == std::string_view::npos)
-      throw InvalidArgument("factors " + quoted + ": '" + std::string(item) + "' is not BYTES:FACTOR");
+      throw InvalidArgument("factors " + quoted + ": '" + std::string(item) + "' is not " + key + ":FACTOR");
     FactorStep step;
     const std::string_view bytes = item.substr(0, colon);
     const auto [bend, bec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), step.from_bytes);
     if (bytes.empty() || bec != std::errc() || bend != bytes.data() + bytes.size())
-      throw InvalidArgument("factors " + quoted + ": '" + std::string(bytes) + "' is not a byte count");
+      throw InvalidArgument("factors " + quoted + ": '" + std::string(bytes) + "' is not a " + what + " count");
     const std::string factor(item.substr(colon + 1));
     char* fend = nullptr;
     step.factor = std::strtod(factor.c_str(), &fend);
@@ -90,7 +93,7 @@ FactorTable parse_factors(std::string_view text, bool allow_zero) {
       throw InvalidArgument("factors " + quoted + ": '" + factor + "' is not a " +
                             (allow_zero ? "non-negative" : "positive") + " number");
     if (!table.empty() && step.from_bytes <= table.back().from_bytes)
-      throw InvalidArgument("factors " + quoted + ": byte thresholds must increase");
+      throw InvalidArgument("factors " + quoted + ": " + what + " thresholds must increase");
     table.push_back(step);
     start = end + 1;
   }
@@ -181,6 +184,22 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
       throw InvalidArgument("platform file '" + file + "': ddl_peer_read_factors: factor " + std::to_string(s.factor) +
                             " from " + std::to_string(s.from_bytes) +
                             " bytes is below 1 (where a message lands can only slow it down)");
+  for (simgrid::s4u::Link* link : engine.get_all_links()) {
+    const char* text = link->get_property("ddl_capacity_by_flows");
+    if (text == nullptr) continue;
+    FactorTable by_flows;
+    try {
+      by_flows = parse_factors(text, false, "flow");
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument("platform file '" + file + "': link '" + link->get_name() +
+                            "': ddl_capacity_by_flows property: " + e.what());
+    }
+    // SimGrid asks for the capacity with n activities on the link each time it shares it.
+    link->set_sharing_policy(simgrid::s4u::Link::SharingPolicy::NONLINEAR,
+                             [t = std::move(by_flows)](double capacity, int flows) {
+                               return capacity * factor_at(t, flows);
+                             });
+  }
   using Links = std::vector<simgrid::s4u::Link*>;
   using Zones = std::unordered_set<simgrid::s4u::NetZone*>;
   auto* model = engine.get_netzone_root()->get_network_model();

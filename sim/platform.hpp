@@ -41,8 +41,9 @@ struct FactorStep {
 using FactorTable = std::vector<FactorStep>;
 
 // Throws InvalidArgument quoting `text` unless it is ';'-separated "BYTES:FACTOR" pairs with
-// strictly increasing BYTES and finite factors (> 0 for bandwidth, >= 0 for latency).
-FactorTable parse_factors(std::string_view text, bool allow_zero);
+// strictly increasing BYTES and finite factors (> 0 for bandwidth, >= 0 for latency). `unit`
+// names what the thresholds count in messages ("flow": "FLOWS:FACTOR", a flow count).
+FactorTable parse_factors(std::string_view text, bool allow_zero, std::string_view unit = "byte");
 double factor_at(const FactorTable& table, double bytes);
 
 // A message of `bytes` over a route of `route_latency` and `bottleneck`, inside an operation of
@@ -93,7 +94,10 @@ struct Platform {
 // missing or non-positive memory_bandwidth, a ddl_dims that does not fit, or malformed factors.
 // When the root zone carries ddl_lat_factors / ddl_bw_factors, installs them as the network
 // model's per-message factor callbacks; ddl_memory_factors (malformed: InvalidArgument) scales
-// local work by size (see Platform::memory_factors).
+// local work by size (see Platform::memory_factors). A link carrying `ddl_capacity_by_flows`
+// ("FLOWS:FACTOR;...", factors > 0) has, with n flows crossing it, its bandwidth x the factor of
+// the largest count <= n (1 below the first): a capacity that depends on how many flows share
+// it (ddlcalibrate's bus), installed as SimGrid's NONLINEAR sharing policy.
 Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file);
 
 // --dims when given (its product must equal the GPU count), else the platform's ddl_dims,

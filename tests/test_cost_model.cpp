@@ -9,8 +9,14 @@ using Catch::Detail::Approx;
 
 namespace {
 // Dimension 1: 1 us, 1 ns/B; dimension 2: 2 us, 4 ns/B; reduction 0.1 ns/B.
-const CostParams two_level{{{1e-6, 1e-9}, {2e-6, 4e-9}}, 1e-10};
-const CostParams one_level{{{1e-6, 1e-9}}, 1e-10};
+CostParams costs(std::vector<LinkCost> per_dim, double gamma) {
+  CostParams c;
+  c.per_dim = std::move(per_dim);
+  c.gamma = gamma;
+  return c;
+}
+const CostParams two_level = costs({{1e-6, 1e-9}, {2e-6, 4e-9}}, 1e-10);
+const CostParams one_level = costs({{1e-6, 1e-9}}, 1e-10);
 }  // namespace
 
 TEST_CASE("ring and rhd follow their closed forms", "[cost]") {

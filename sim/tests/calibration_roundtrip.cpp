@@ -97,7 +97,11 @@ TEST_CASE("the calibrator predicts the contention the simulator computes", "[cal
   std::vector<calibrate::ContendedPoint> with_latency_bound = points;
   with_latency_bound.push_back({64, 10 * calibrate::evaluate(lone, 64), 4, 1});
   calibrate::choose_capacities(m, with_latency_bound);
-  CHECK(m.bus_bandwidth == Approx(2 * m.host_bandwidth).epsilon(1e-9));
+  // Four flows share 2R; two run at the lone speed, which any bus of 2R or more explains (the
+  // fit then keeps "unlimited").
+  REQUIRE(m.bus_by_flows.size() == 2);
+  CHECK(calibrate::bus_capacity(m, 4) == Approx(2 * m.host_bandwidth).epsilon(1e-9));
+  CHECK(calibrate::bus_capacity(m, 2) >= 2 * m.host_bandwidth);
 
   char dir_template[] = "/tmp/ddl_contention_XXXXXX";
   REQUIRE(mkdtemp(dir_template) != nullptr);
@@ -108,6 +112,7 @@ TEST_CASE("the calibrator predicts the contention the simulator computes", "[cal
   // on the fitted bus.
   calibrate::PlatformModel unlimited = m;
   unlimited.bus_bandwidth = 1000 * m.host_bandwidth;
+  unlimited.bus_by_flows.clear();
   for (const calibrate::PlatformModel& model : {m, unlimited}) {
     std::ofstream(xml) << calibrate::platform_xml(model, {});
     struct Shape { std::string pattern; int flows, flows_per_host; };
@@ -130,6 +135,70 @@ TEST_CASE("the calibrator predicts the contention the simulator computes", "[cal
   }
   // The measured points themselves are reproduced exactly.
   for (const calibrate::ContendedPoint& p : points) CHECK(calibrate::predict(m, p) == Approx(p.seconds).epsilon(1e-9));
+  std::remove(xml.c_str());
+  std::remove(dir_template);
+}
+
+TEST_CASE("the bus capacity is fitted per count of flows in flight, and simulated so", "[calibrate]") {
+  // Measured: two flows share 1.5 lone flows' worth (0.75 of the lone speed each), four share
+  // 1.25 (0.3125 each; two_each_way would get R / 2 from its host links alone). One capacity
+  // cannot give both; a capacity per flow count does, exactly.
+  const std::vector<calibrate::Segment> lone{{0, 2e-6, 1 / 5e9}, {1 << 20, 10e-6, 1 / 10e9}};
+  calibrate::PlatformModel m = calibrate::model_from_pingpong(4, lone, 16 << 20, 30e9);
+  const double R = m.host_bandwidth;
+  const std::vector<std::size_t> sizes{262144, 4 << 20};
+  std::vector<calibrate::ContendedPoint> points;
+  for (std::size_t bytes : sizes) {
+    const calibrate::Segment& range = lone[bytes < (1 << 20) ? 0 : 1];
+    const double transfer = static_cast<double>(bytes) * range.seconds_per_byte;
+    points.push_back({static_cast<double>(bytes), range.latency_s + transfer / 0.75, 2, 1});
+    points.push_back({static_cast<double>(bytes), range.latency_s + transfer / 0.3125, 4, 1});
+    points.push_back({static_cast<double>(bytes), range.latency_s + transfer / 0.3125, 4, 2});
+  }
+  calibrate::choose_capacities(m, points);
+  REQUIRE(m.bus_by_flows.size() == 2);
+  CHECK(m.bus_by_flows[0].flows == 2);
+  CHECK(m.bus_by_flows[1].flows == 4);
+  CHECK(m.bus_bandwidth == Approx(1.5 * R).epsilon(1e-9));
+  // From each measured count up to the next; below the first, the widest.
+  CHECK(calibrate::bus_capacity(m, 1) == Approx(1.5 * R).epsilon(1e-9));
+  CHECK(calibrate::bus_capacity(m, 2) == Approx(1.5 * R).epsilon(1e-9));
+  CHECK(calibrate::bus_capacity(m, 3) == Approx(1.5 * R).epsilon(1e-9));
+  CHECK(calibrate::bus_capacity(m, 4) == Approx(1.25 * R).epsilon(1e-9));
+  CHECK(calibrate::bus_capacity(m, 9) == Approx(1.25 * R).epsilon(1e-9));
+  for (const calibrate::ContendedPoint& p : points) CHECK(calibrate::predict(m, p) == Approx(p.seconds).epsilon(1e-9));
+
+  char dir_template[] = "/tmp/ddl_by_flows_XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string xml = std::string(dir_template) + "/model.xml";
+  const std::string text = calibrate::platform_xml(m, {});
+  CHECK(text.find("<prop id=\"ddl_capacity_by_flows\" value=\"2:1;4:0.833333333\"/>") != std::string::npos);
+  std::ofstream(xml) << text;
+  // The simulator shares the bus as the calibrator predicts: 2 flows (bidirectional) at 0.75 of
+  // the lone speed, 4 (pairs, ring, two_each_way) at 0.3125.
+  for (const auto& [pattern, share] : std::vector<std::pair<std::string, double>>{
+           {"pingpong", 1.0}, {"bidirectional", 0.75}, {"pairs", 0.3125}, {"ring", 0.3125}, {"two_each_way", 0.3125}}) {
+    const std::vector<double> simulated = simulate_pattern(xml, pattern, sizes);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const calibrate::Segment& range = lone[sizes[i] < (1 << 20) ? 0 : 1];
+      INFO(pattern << " " << sizes[i] << " B");
+      CHECK(simulated[i] ==
+            Approx(range.latency_s + static_cast<double>(sizes[i]) * range.seconds_per_byte / share).epsilon(0.01));
+    }
+  }
+  // A malformed capacity table is one message naming the link and the property.
+  for (const auto& [value, message] : std::vector<std::pair<std::string, std::string>>{
+           {"2:1;4:0", "'0' is not a positive number"}, {"4:1;2:1", "flow thresholds must increase"},
+           {"x:1", "'x' is not a flow count"}, {"2=1", "'2=1' is not FLOWS:FACTOR"}}) {
+    std::string bad = text;
+    bad.replace(bad.find("2:1;4:0.833333333"), 17, value);
+    std::ofstream(xml) << bad;
+    const ChildResult r = run_child(std::string(DDL_SIM_PINGPONG) + " " + xml + " --pattern ring 1024");
+    INFO(value << ": " << r.err);
+    CHECK(r.exit_code != 0);
+    CHECK(r.err.find("link 'bus': ddl_capacity_by_flows property") != std::string::npos);
+    CHECK(r.err.find(message) != std::string::npos);
+  }
   std::remove(xml.c_str());
   std::remove(dir_template);
 }
