@@ -18,8 +18,9 @@ Variants (none of them is what ddlcalibrate writes; "as written" is the platform
   bus per size              capacities fitted to each size's contended points alone, the case
                             simulated on a platform with the capacities of its size (its footprint)
   local work alone          memory factors from the float reduce with one rank reducing, not all
-  memory at half footprint  memory factors looked up at half the footprint: a calibrated reduce of
-                            n bytes touches 2n per rank, a collective of S bytes about S
+  reduce at its own size    the platform's memory factors moved from 2n to n: a reduce of n
+                            received operands looked up at its own size, not at the 2n-byte
+                            collective step it times (only for reports of received operands)
 """
 import io
 import json
@@ -154,8 +155,12 @@ def whatif(results, ddlsim, scratch):
         by_size = report["reduce_float_by_size"]
         mem = report["platform"]["memory_bandwidth_Bps"] / 3
 
-        def factors(throughput, scale=1):
-            return ";".join(f"{0 if i == 0 else x['bytes'] * scale}:{throughput(x) / mem:.6g}" for i, x in enumerate(by_size))
+        # A received-operands reduce of n is the step of a collective over 2n: ddlcalibrate keys it there.
+        key = 2 if report.get("reduce_float_by_size_operands", "hot") == "received" else 1
+
+        def factors(throughput, per_byte=key):
+            return ";".join(f"{0 if i == 0 else x['bytes'] * per_byte}:{throughput(x) / mem:.6g}"
+                            for i, x in enumerate(by_size))
 
         variants = {
             "as written": {},
@@ -163,8 +168,11 @@ def whatif(results, ddlsim, scratch):
             "bus without two_each_way": {"bus": cal.fit_by_flows(cal.points(lambda name, n: name != "two_each_way")),
                                          "R": cal.R},
             "local work alone": {"memory_factors": factors(lambda x: x["alone_Bps"])},
-            "memory at half footprint": {"memory_factors": factors(lambda x: x["all_ranks_Bps"], 2)},
         }
+        if key == 2:
+            written_factors = ET.parse(xml).getroot().find("zone/prop[@id='ddl_memory_factors']").get("value")
+            variants["reduce at its own size"] = {"memory_factors": ";".join(
+                f"{int(b) // 2}:{f}" for b, f in (step.split(":") for step in written_factors.split(";")))}
         for name, edits in variants.items():
             edit_platform(xml, scratch, **edits)
             rows.append(simulate(ddlsim, scratch, p, sizes).assign(ranks=p, variant=name))

@@ -154,19 +154,38 @@ std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::si
   return t;
 }
 
-std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t bytes, int reps, bool all_ranks) {
+const char* to_string(Operands o) { return o == Operands::hot ? "hot" : "received"; }
+
+std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t bytes, int reps, bool all_ranks,
+                                Operands operands) {
   const std::size_t count = bytes / dtype_size(type);
-  MutView a = comm.acquire_scratch(bytes), b = comm.acquire_scratch(bytes);
+  // `own` holds inout (first half) and, for received operands, the half this rank sends.
+  MutView own = comm.acquire_scratch(operands == Operands::received ? 2 * bytes : bytes), in = comm.acquire_scratch(bytes);
+  const MutView inout = own.slice(0, bytes);
   // Zeros are exact in every dtype and op: no overflow, NaN or denormal slows a rep down.
-  std::memset(a.data, 0, bytes);
-  std::memset(b.data, 0, bytes);
+  std::memset(own.data, 0, own.bytes);
+  std::memset(in.data, 0, bytes);
   const bool mine = all_ranks || comm.rank() == 0;
-  std::vector<double> t = time_local(comm, reps, [&] {
-    if (mine) host_reduce(a.data, b.data, count, type, ReduceOp::sum);
+  const auto reduce = [&] {
+    if (mine) host_reduce(inout.data, in.data, count, type, ReduceOp::sum);
     return mine;
-  });
-  comm.release_scratch(b);
-  comm.release_scratch(a);
+  };
+  std::vector<double> t;
+  if (operands == Operands::hot) {
+    t = time_local(comm, reps, reduce);
+  } else {
+    // Per repetition the rank writes its buffer, then the ring step (which also lines the ranks
+    // up) brings `in`; nothing touches the operands between the step and the timed reduce.
+    t = time_reps(
+        comm, reps, 1, [&](int) { std::memset(own.data, 0, own.bytes); },
+        [&] {
+          step(comm, Pattern::ring, own.slice(bytes, bytes), in);
+          return mine;
+        },
+        [&](int) { reduce(); });
+  }
+  comm.release_scratch(in);
+  comm.release_scratch(own);
   return t;
 }
 

@@ -44,9 +44,19 @@ ReceiveBuffers parse_receive_buffers(const std::string& text);  // InvalidArgume
 std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::size_t bytes, int reps,
                                  ReceiveBuffers receive = ReceiveBuffers::own);
 
+// The state of a reduce's operands when it is timed.
+enum class Operands {
+  hot,       // the same reduce has just run on them: in cache wherever they fit
+  received,  // as in a collective's step: `in` has just arrived in a ring step (each rank
+             // sending the half of its buffer beside `inout`), `inout` was written by its rank
+             // before the step. Measured here: 1.5-3x the hot time at 64 KB-1 MB, alike from 2 MB
+};
+const char* to_string(Operands o);
+
 // Per repetition, seconds of host_reduce (sum) or memmove over `bytes`, on rank 0 alone
 // (`all_ranks` false) or on every rank at once (the slowest rank's time). Valid on every rank.
-std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t bytes, int reps, bool all_ranks);
+std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t bytes, int reps, bool all_ranks,
+                                Operands operands = Operands::hot);
 std::vector<double> time_copy(MpiCommunicator& comm, std::size_t bytes, int reps, bool all_ranks);
 
 }  // namespace ddl::calibrate

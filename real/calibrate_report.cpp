@@ -143,6 +143,9 @@ Measurements read_report(const json& r, const std::string& source) {
     if (m.messages.size() < 2) throw InvalidArgument("fewer than 2 message sizes");
     for (const auto& [dtype, value] : r.at("reduce").items()) m.reduce.emplace_back(dtype, read_local(value));
     for (const json& row : r.at("reduce_float_by_size")) m.reduce_float_by_size.push_back(read_local(row));
+    m.by_size_operands = r.contains("reduce_float_by_size_operands")
+                             ? r.at("reduce_float_by_size_operands").get<std::string>()
+                             : "hot";
     m.copy = read_local(r.at("copy"));
     if (r.contains("launch_reports")) m.sources = r.at("launch_reports").get<std::vector<std::string>>();
     return m;
@@ -166,6 +169,8 @@ Measurements combine(const std::vector<Measurements>& launches, const std::vecto
     const Measurements& m = launches[i];
     if (m.ranks != first.ranks) throw InvalidArgument(differ(sources, i, "ranks"));
     if (m.receive_buffers != first.receive_buffers) throw InvalidArgument(differ(sources, i, "receive buffers"));
+    if (m.by_size_operands != first.by_size_operands)
+      throw InvalidArgument(differ(sources, i, "the operands of the reduce sweep (hot or received)"));
     if (m.messages.front().bidirectional_peer_read.has_value() != first.messages.front().bidirectional_peer_read.has_value())
       throw InvalidArgument(differ(sources, i, "whether the peer-read exchange was measured"));
     if (m.messages.size() != first.messages.size() ||
@@ -231,9 +236,14 @@ Calibration fit_measurements(const Measurements& m, double tolerance, const std:
   const std::vector<LocalTimes>& sizes = m.reduce_float_by_size;
   std::vector<double> factors;
   std::vector<std::size_t> reduce_bytes;
+  // A received-operands reduce of n bytes is the step of a collective over a 2n-byte buffer
+  // (the rank sends one half and reduces into the other; calibrate_measure.hpp), and the
+  // simulator looks memory factors up at the collective's footprint: so its factor is written
+  // at 2n. A hot reduce's at n (reports from before ddlcalibrate timed received operands).
+  const std::size_t footprint_per_byte = m.by_size_operands == "received" ? 2 : 1;
   for (const LocalTimes& t : sizes) {
     factors.push_back(t.bytes / t.all_ranks.median / float_all);
-    reduce_bytes.push_back(t.bytes);
+    reduce_bytes.push_back(footprint_per_byte * t.bytes);
   }
   factors = median_of_neighbours(factors);
   c.model.memory_factors = factor_string(reduce_bytes, factors);
@@ -293,6 +303,7 @@ Calibration fit_measurements(const Measurements& m, double tolerance, const std:
   }
   r["reduce"] = reduce;
   r["reduce_float_by_size"] = by_size;
+  r["reduce_float_by_size_operands"] = m.by_size_operands;
   r["copy"] = local_json(m.copy);
   r["platform"] = {{"file", platform_file},
                    {"route_latency_s", c.model.route_latency},
@@ -345,8 +356,8 @@ std::string summary_text(const Measurements& m, const Calibration& c, const std:
     append(out, "reduce %-8s %zu B: alone %.2f GB/s, all ranks %.2f GB/s (result bytes)\n", dtype.c_str(), t.bytes,
            t.bytes / t.alone.median / 1e9, t.bytes / t.all_ranks.median / 1e9);
   for (const json& v : r["reduce_float_by_size"])
-    append(out, "reduce float %zu B: alone %.2f GB/s, all ranks %.2f GB/s, memory factor %.3f\n",
-           v["bytes"].get<std::size_t>(), v["alone_Bps"].get<double>() / 1e9, v["all_ranks_Bps"].get<double>() / 1e9,
+    append(out, "reduce float %zu B (%s operands): alone %.2f GB/s, all ranks %.2f GB/s, memory factor %.3f\n",
+           v["bytes"].get<std::size_t>(), m.by_size_operands.c_str(), v["alone_Bps"].get<double>() / 1e9, v["all_ranks_Bps"].get<double>() / 1e9,
            v["memory_factor"].get<double>());
   append(out, "copy %zu B: alone %.2f GB/s, all ranks %.2f GB/s\n", m.copy.bytes, m.copy.bytes / m.copy.alone.median / 1e9,
          m.copy.bytes / m.copy.all_ranks.median / 1e9);

@@ -53,6 +53,9 @@ struct Measurements {
   std::vector<MessageTimes> messages;                    // increasing bytes
   std::vector<std::pair<std::string, LocalTimes>> reduce;  // per dtype, at the reduce buffer size
   std::vector<LocalTimes> reduce_float_by_size;          // increasing bytes
+  // The operands' state in reduce_float_by_size (calibrate_measure.hpp: "received" or, in
+  // reports written before ddlcalibrate timed it so, "hot").
+  std::string by_size_operands = "received";
   LocalTimes copy;
 };
 

@@ -61,6 +61,7 @@ TEST_CASE("a calibration report reads back to the measurements it was written fr
   CHECK(back.reps == 5);
   CHECK(back.launches == 1);
   CHECK(back.receive_buffers == "own");
+  CHECK(back.by_size_operands == "received");
   REQUIRE(back.patterns.size() == 1);
   CHECK(back.patterns[0].name == "bidirectional");
   CHECK(back.patterns[0].flows == 2);
@@ -110,6 +111,10 @@ TEST_CASE("launches of different commands are not combined", "[calibrate]") {
   Measurements other_receive = launch(1.0);
   other_receive.receive_buffers = "peer-read";
   CHECK_THROWS_WITH(combine({launch(1.0), other_receive}, {"a.json", "b.json"}), Catch::Contains("differ in receive buffers"));
+  Measurements hot = launch(1.0);
+  hot.by_size_operands = "hot";
+  CHECK_THROWS_WITH(combine({launch(1.0), hot}, {"a.json", "b.json"}),
+                    Catch::Contains("differ in the operands of the reduce sweep (hot or received)"));
   Measurements other_reduce = launch(1.0);
   other_reduce.copy.bytes = 4096;
   CHECK_THROWS_WITH(combine({launch(1.0), other_reduce}, {"a.json", "b.json"}), Catch::Contains("differ in local timings"));
@@ -119,6 +124,21 @@ TEST_CASE("launches of different commands are not combined", "[calibrate]") {
   nlohmann::ordered_json broken = fit_measurements(launch(1.0), 0.03, "p.xml").report;
   broken["messages"][1].erase("pingpong");
   CHECK_THROWS_WITH(read_report(broken, "r.json"), Catch::Contains("calibration report 'r.json' is malformed"));
+}
+
+TEST_CASE("the reduce sweep's factors sit at the footprint of the collective step it times", "[calibrate]") {
+  // launch(1.0): the sweep times 4 KiB and 8 KiB (factors 2 and 1, 1 and 1 once smoothed over
+  // neighbours). A reduce of n received operands is the step of a collective over 2n bytes, so
+  // its factor is written at 2n (the first from 0); a hot one's at n.
+  CHECK(fit_measurements(launch(1.0), 0.03, "p.xml").model.memory_factors == "0:1;16384:1");
+  Measurements hot = launch(1.0);
+  hot.by_size_operands = "hot";
+  CHECK(fit_measurements(hot, 0.03, "p.xml").model.memory_factors == "0:1;8192:1");
+  // Reports from before the field existed timed hot operands.
+  nlohmann::ordered_json old = fit_measurements(hot, 0.03, "p.xml").report;
+  CHECK(old.at("reduce_float_by_size_operands") == "hot");
+  old.erase("reduce_float_by_size_operands");
+  CHECK(read_report(old, "old.json").by_size_operands == "hot");
 }
 
 TEST_CASE("platform notes stay well-formed XML comments", "[calibrate]") {
@@ -235,6 +255,7 @@ TEST_CASE("a calibration into peer-read receive buffers says so in its report an
   std::ifstream in(dir + "/peer.json");
   const Measurements m = read_report(nlohmann::ordered_json::parse(in), "peer.json");
   CHECK(m.receive_buffers == "peer-read");
+  CHECK(m.by_size_operands == "received");  // the reduce sweep times what a ring step brought in
   CHECK(m.messages.size() == 3);  // 1K, 8K, 64K
   // Every pattern already lands in peer-read buffers: no second exchange, no factors.
   CHECK_FALSE(m.messages[0].bidirectional_peer_read);
