@@ -49,7 +49,7 @@ enum class Operands {
   hot,       // the same reduce has just run on them: in cache wherever they fit
   received,  // as in a collective's step: `in` has just arrived in a ring step (each rank
              // sending the half of its buffer beside `inout`), `inout` was written by its rank
-             // before the step. Measured here: 1.5-3x the hot time at 64 KB-1 MB, alike from 2 MB
+             // before the step. Measured here: 1.5-2x the hot time at 64 KB-1 MB, alike from 2 MB
 };
 const char* to_string(Operands o);
 

@@ -4,8 +4,9 @@
 // Measures, over message sizes: ping-pong (rank 0 <-> 1), bidirectional exchange (0 <-> 1),
 // concurrent pairs and ring steps (every rank at once), and the bidirectional exchange again
 // into buffers the peer has just read (the platform's ddl_peer_read_factors); and local reduce / copy throughput per
-// dtype, alone and on every rank at once, and float reduce over sizes (the platform's memory
-// factors). See calibrate_platform.hpp for the model. `ddlcalibrate --combine A.json B.json ...`
+// dtype, alone and on every rank at once, and float reduce over sizes of what a ring step has
+// just brought in (the platform's memory factors). The bus capacity is fitted per count of flows
+// in flight (ddl_capacity_by_flows). See calibrate_platform.hpp for the model. `ddlcalibrate --combine A.json B.json ...`
 // fits one platform to the median over the reports of separate launches (calibrate_report.hpp).
 #include <mpi.h>
 
@@ -72,12 +73,13 @@ Args parse(int argc, char** argv, bool& help) {
   if (help) {
     std::cout << "Usage: mpirun -np P ddlcalibrate --output PLATFORM.xml [options]\n"
                  "       ddlcalibrate --combine A.json B.json ... --output PLATFORM.xml\n\n"
-                 "Measures message latency and bandwidth over sizes (ping-pong, bidirectional, concurrent\n"
-                 "pairs, ring steps; the bidirectional exchange also into buffers the peer has just read)\n"
-                 "through the same communicator ddlrun uses, and local reduce/copy\n"
-                 "throughput per dtype, then writes a P-host SimGrid platform of this machine for ddlsim\n"
-                 "and a JSON report (medians, quartiles, fit and residuals). On a shared machine one launch\n"
-                 "is one draw: calibrate in several launches and --combine their reports.\n\n"
+                 "Measures message latency and bandwidth over sizes (ping-pong, bidirectional, two each\n"
+                 "way, concurrent pairs, ring steps; the bidirectional exchange also into buffers the peer\n"
+                 "has just read) through the same communicator ddlrun uses, local reduce/copy throughput\n"
+                 "per dtype, and over sizes a reduce of what a ring step has just brought in; then writes\n"
+                 "a P-host SimGrid platform of this machine for ddlsim and a JSON report (medians,\n"
+                 "quartiles, fit and residuals). On a shared machine one launch is one draw: calibrate in\n"
+                 "several launches and --combine their reports.\n\n"
               << desc
               << "\nExamples:\n  mpirun -np 2 ddlcalibrate --output calibrated_2.xml -b 8 -e 64M --reps 20\n"
                  "  ddlcalibrate --combine run1.json run2.json run3.json --output calibrated_2.xml\n";
@@ -161,7 +163,7 @@ Measurements measure(MpiCommunicator& comm, const Args& args) {
   // message, doubling: the reduces a collective does are message-sized), since the caches make
   // throughput depend on size, which the platform carries as ddl_memory_factors. The sweep
   // reduces what a ring step has just brought in, as a collective does: on hot operands the
-  // same reduce runs up to 3x faster below 2 MB here, and the simulator's reduces all follow a
+  // same reduce runs 1.5-2x faster at 64 KB-1 MB here, and the simulator's reduces all follow a
   // receive.
   for (DType t : all_dtypes())
     m.reduce.emplace_back(std::string(to_string(t)), local_times(args.reduce_bytes, [&](bool all) {
@@ -191,6 +193,13 @@ Measurements read_reports(const std::vector<std::string>& files) {
   return combine(launches, files);
 }
 
+// How the reduce sweep behind ddl_memory_factors was timed, for the platform's notes.
+std::string sweep_note(const Measurements& m) {
+  if (m.by_size_operands == to_string(Operands::received))
+    return "every rank reducing what a ring step has just brought in, written at twice the size (the step's buffer)";
+  return "every rank reducing the same operands again (" + m.by_size_operands + " operands)";
+}
+
 void write_outputs(const Args& args, const Measurements& m) {
   const Calibration c = fit_measurements(m, args.tolerance, args.output);
   std::string origin = "ranks " + std::to_string(m.ranks) + ", " + std::to_string(m.reps) + " repetitions per point";
@@ -199,8 +208,8 @@ void write_outputs(const Args& args, const Measurements& m) {
   std::ofstream xml(args.output);
   xml << platform_xml(c.model, {origin + "; report: " + args.report,
                                 "memory_bandwidth = 3 x float sum reduce throughput with every rank reducing at once",
-                                "ddl_memory_factors = float sum reduce throughput at each size, every rank reducing what a "
-                                "ring step has just brought in (" + m.by_size_operands + " operands), / the above"});
+                                "ddl_memory_factors = float sum reduce throughput at each size, " + sweep_note(m) +
+                                    ", over memory_bandwidth / 3"});
   std::ofstream rep(args.report);
   rep << c.report.dump(1) << "\n";
   if (!xml || !rep) throw BackendError("cannot write '" + args.output + "' or '" + args.report + "'");
