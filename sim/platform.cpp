@@ -66,6 +66,41 @@ FactorTable read_factors(simgrid::s4u::Engine& engine, const std::string& file, 
   }
 }
 
+// Every link's ddl_capacity_by_flows (see load_platform) as a NONLINEAR sharing policy. Only a
+// SHARED link has one capacity for its flows to share: SimGrid would take the policy on a
+// split-duplex pair (whose property the engine's link list does not even show) or a fat pipe
+// and use none of it, so those are refused.
+void install_capacity_by_flows(simgrid::s4u::Engine& engine, const std::string& file) {
+  std::vector<simgrid::s4u::Link*> links = engine.get_all_links();
+  for (simgrid::s4u::Link* l : engine.get_all_links()) {
+    const std::string& name = l->get_name();
+    if (name.size() <= 3 || name.compare(name.size() - 3, 3, "_UP") != 0) continue;
+    try {
+      links.push_back(engine.split_duplex_link_by_name(name.substr(0, name.size() - 3)));
+    } catch (const std::exception&) {
+      // a shared link whose name happens to end in _UP: no split-duplex pair behind it
+    }
+  }
+  for (simgrid::s4u::Link* link : links) {
+    const char* text = link->get_property("ddl_capacity_by_flows");
+    if (text == nullptr) continue;
+    const std::string where = "platform file '" + file + "': link '" + link->get_name() + "': ddl_capacity_by_flows";
+    if (link->get_sharing_policy() != simgrid::s4u::Link::SharingPolicy::SHARED)
+      throw InvalidArgument(where + " needs sharing_policy=\"SHARED\" (one capacity that its flows share)");
+    FactorTable by_flows;
+    try {
+      by_flows = parse_factors(text, false, "flow");
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(where + " property: " + e.what());
+    }
+    // SimGrid asks for the capacity with n activities on the link each time it shares it.
+    link->set_sharing_policy(simgrid::s4u::Link::SharingPolicy::NONLINEAR,
+                             [t = std::move(by_flows)](double capacity, int flows) {
+                               return capacity * factor_at(t, flows);
+                             });
+  }
+}
+
 }  // namespace
 
 FactorTable parse_factors(std::string_view text, bool allow_zero, std::string_view unit) {
@@ -184,22 +219,7 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
       throw InvalidArgument("platform file '" + file + "': ddl_peer_read_factors: factor " + std::to_string(s.factor) +
                             " from " + std::to_string(s.from_bytes) +
                             " bytes is below 1 (where a message lands can only slow it down)");
-  for (simgrid::s4u::Link* link : engine.get_all_links()) {
-    const char* text = link->get_property("ddl_capacity_by_flows");
-    if (text == nullptr) continue;
-    FactorTable by_flows;
-    try {
-      by_flows = parse_factors(text, false, "flow");
-    } catch (const InvalidArgument& e) {
-      throw InvalidArgument("platform file '" + file + "': link '" + link->get_name() +
-                            "': ddl_capacity_by_flows property: " + e.what());
-    }
-    // SimGrid asks for the capacity with n activities on the link each time it shares it.
-    link->set_sharing_policy(simgrid::s4u::Link::SharingPolicy::NONLINEAR,
-                             [t = std::move(by_flows)](double capacity, int flows) {
-                               return capacity * factor_at(t, flows);
-                             });
-  }
+  install_capacity_by_flows(engine, file);
   using Links = std::vector<simgrid::s4u::Link*>;
   using Zones = std::unordered_set<simgrid::s4u::NetZone*>;
   auto* model = engine.get_netzone_root()->get_network_model();

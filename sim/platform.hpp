@@ -97,7 +97,8 @@ struct Platform {
 // local work by size (see Platform::memory_factors). A link carrying `ddl_capacity_by_flows`
 // ("FLOWS:FACTOR;...", factors > 0) has, with n flows crossing it, its bandwidth x the factor of
 // the largest count <= n (1 below the first): a capacity that depends on how many flows share
-// it (ddlcalibrate's bus), installed as SimGrid's NONLINEAR sharing policy.
+// it (ddlcalibrate's bus), installed as SimGrid's NONLINEAR sharing policy; on a link that is
+// not SHARED it is refused (InvalidArgument).
 Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file);
 
 // --dims when given (its product must equal the GPU count), else the platform's ddl_dims,

@@ -199,6 +199,16 @@ TEST_CASE("the bus capacity is fitted per count of flows in flight, and simulate
     CHECK(r.err.find("link 'bus': ddl_capacity_by_flows property") != std::string::npos);
     CHECK(r.err.find(message) != std::string::npos);
   }
+  // On a split-duplex link SimGrid would accept the policy and apply none of it.
+  std::string split = text;
+  const std::size_t host_link = split.find("<link id=\"gpu0-link\"");
+  REQUIRE(host_link != std::string::npos);
+  split.replace(split.find("/>", host_link), 2, "><prop id=\"ddl_capacity_by_flows\" value=\"2:0.5\"/></link>");
+  std::ofstream(xml) << split;
+  const ChildResult r = run_child(std::string(DDL_SIM_PINGPONG) + " " + xml + " --pattern two_each_way 1024");
+  INFO(r.err);
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("link 'gpu0-link': ddl_capacity_by_flows needs sharing_policy=\"SHARED\"") != std::string::npos);
   std::remove(xml.c_str());
   std::remove(dir_template);
 }
