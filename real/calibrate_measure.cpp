@@ -154,13 +154,16 @@ std::vector<double> time_pattern(MpiCommunicator& comm, Pattern pattern, std::si
   return t;
 }
 
-const char* to_string(Operands o) { return o == Operands::hot ? "hot" : "received"; }
+const char* to_string(Operands o) {
+  return o == Operands::hot ? "hot" : "received";
+}
 
-std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t bytes, int reps, bool all_ranks,
-                                Operands operands) {
+std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t bytes, int reps,
+                                bool all_ranks, Operands operands) {
   const std::size_t count = bytes / dtype_size(type);
   // `own` holds inout (first half) and, for received operands, the half this rank sends.
-  MutView own = comm.acquire_scratch(operands == Operands::received ? 2 * bytes : bytes), in = comm.acquire_scratch(bytes);
+  MutView own = comm.acquire_scratch(operands == Operands::received ? 2 * bytes : bytes),
+          in = comm.acquire_scratch(bytes);
   const MutView inout = own.slice(0, bytes);
   // Zeros are exact in every dtype and op: no overflow, NaN or denormal slows a rep down.
   std::memset(own.data, 0, own.bytes);

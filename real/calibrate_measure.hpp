@@ -55,8 +55,8 @@ const char* to_string(Operands o);
 
 // Per repetition, seconds of host_reduce (sum) or memmove over `bytes`, on rank 0 alone
 // (`all_ranks` false) or on every rank at once (the slowest rank's time). Valid on every rank.
-std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t bytes, int reps, bool all_ranks,
-                                Operands operands = Operands::hot);
+std::vector<double> time_reduce(MpiCommunicator& comm, DType type, std::size_t bytes, int reps,
+                                bool all_ranks, Operands operands = Operands::hot);
 std::vector<double> time_copy(MpiCommunicator& comm, std::size_t bytes, int reps, bool all_ranks);
 
 }  // namespace ddl::calibrate

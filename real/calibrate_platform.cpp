@@ -69,7 +69,8 @@ double predict(const PlatformModel& m, const ContendedPoint& p) {
   const Segment& s = segment_at(m.pingpong, p.bytes);
   const double reference = std::min(m.host_bandwidth, m.bus_bandwidth);
   const int flows = std::max(p.flows, 1);
-  const double share = std::min(m.host_bandwidth / std::max(p.flows_per_host, 1), bus_capacity(m, flows) / flows);
+  const double share =
+      std::min(m.host_bandwidth / std::max(p.flows_per_host, 1), bus_capacity(m, flows) / flows);
   return s.latency_s + p.bytes / (s.bandwidth() * std::min(1.0, share / reference));
 }
 
@@ -129,9 +130,10 @@ void choose_capacities(PlatformModel& m, const std::vector<ContendedPoint>& poin
     m.bus_by_flows.push_back({flows, best_k * reference});
   }
   if (!m.bus_by_flows.empty())
-    m.bus_bandwidth = std::max_element(m.bus_by_flows.begin(), m.bus_by_flows.end(), [](const auto& a, const auto& b) {
-                        return a.bandwidth < b.bandwidth;
-                      })->bandwidth;
+    m.bus_bandwidth =
+        std::max_element(m.bus_by_flows.begin(), m.bus_by_flows.end(),
+                         [](const auto& a, const auto& b) { return a.bandwidth < b.bandwidth; })
+            ->bandwidth;
 }
 
 std::string platform_xml(const PlatformModel& m, const std::vector<std::string>& notes) {
@@ -168,17 +170,20 @@ std::string platform_xml(const PlatformModel& m, const std::vector<std::string>&
       << number(m.route_latency / 2)
       << "s\" sharing_policy=\"SPLITDUPLEX\"/><!-- split duplex: a rank's inbound and outbound copies do not slow each other -->\n";
   x << "    <link id=\"bus\" bandwidth=\"" << number(m.bus_bandwidth)
-    << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\"><!-- all copies share the machine's cores and memory: "
+    << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\">"
+    << "<!-- all copies share the machine's cores and memory: "
     << number(m.bus_bandwidth / bottleneck) << " lone flows' worth -->\n";
   if (!m.bus_by_flows.empty()) {
     std::string by_flows, worth;
     for (const FlowCapacity& c : m.bus_by_flows) {
-      by_flows += (by_flows.empty() ? "" : ";") + std::to_string(c.flows) + ":" + number(c.bandwidth / m.bus_bandwidth);
-      worth += (worth.empty() ? "" : ", ") + std::to_string(c.flows) + " flows " + number(c.bandwidth / bottleneck);
+      by_flows += (by_flows.empty() ? "" : ";") + std::to_string(c.flows) + ":" +
+                  number(c.bandwidth / m.bus_bandwidth);
+      worth += (worth.empty() ? "" : ", ") + std::to_string(c.flows) + " flows " +
+               number(c.bandwidth / bottleneck);
     }
-    x << "      <prop id=\"ddl_capacity_by_flows\" value=\"" << by_flows
-      << "\"/><!-- capacity with n flows in flight / bandwidth, fitted per flow count (lone flows' worth: " << worth
-      << ") -->\n";
+    x << "      <prop id=\"ddl_capacity_by_flows\" value=\"" << by_flows << "\"/>"
+      << "<!-- capacity with n flows in flight / bandwidth, fitted per flow count "
+      << "(lone flows' worth: " << worth << ") -->\n";
   }
   x << "    </link>\n";
   for (int a = 0; a < m.ranks; ++a)

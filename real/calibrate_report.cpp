@@ -170,7 +170,8 @@ Measurements combine(const std::vector<Measurements>& launches, const std::vecto
     if (m.ranks != first.ranks) throw InvalidArgument(differ(sources, i, "ranks"));
     if (m.receive_buffers != first.receive_buffers) throw InvalidArgument(differ(sources, i, "receive buffers"));
     if (m.by_size_operands != first.by_size_operands)
-      throw InvalidArgument(differ(sources, i, "the operands of the reduce sweep (hot or received)"));
+      throw InvalidArgument(
+          differ(sources, i, "the operands of the reduce sweep (hot or received)"));
     if (m.messages.front().bidirectional_peer_read.has_value() != first.messages.front().bidirectional_peer_read.has_value())
       throw InvalidArgument(differ(sources, i, "whether the peer-read exchange was measured"));
     if (m.messages.size() != first.messages.size() ||
@@ -311,7 +312,8 @@ Calibration fit_measurements(const Measurements& m, double tolerance, const std:
                    {"bus_Bps", c.model.bus_bandwidth},
                    {"memory_bandwidth_Bps", c.model.memory_bandwidth}};
   json by_flows = json::array();
-  for (const FlowCapacity& f : c.model.bus_by_flows) by_flows.push_back({{"flows", f.flows}, {"bus_Bps", f.bandwidth}});
+  for (const FlowCapacity& f : c.model.bus_by_flows)
+    by_flows.push_back({{"flows", f.flows}, {"bus_Bps", f.bandwidth}});
   r["platform"]["bus_by_flows"] = by_flows;
   return c;
 }
@@ -347,17 +349,23 @@ std::string summary_text(const Measurements& m, const Calibration& c, const std:
   for (const Segment& s : c.fit)
     append(out, "  from %zu B: latency %.3f us, bandwidth %.3f GB/s\n", s.from_bytes, s.latency_s * 1e6, s.bandwidth() / 1e9);
   if (peer_read) append(out, "peer-read factors (the ratios, at least 1): %s\n", c.model.peer_read_factors.c_str());
-  append(out, "host link %.3f GB/s, bus %.3f GB/s", c.model.host_bandwidth / 1e9, c.model.bus_bandwidth / 1e9);
+  append(out, "host link %.3f GB/s, bus %.3f GB/s", c.model.host_bandwidth / 1e9,
+         c.model.bus_bandwidth / 1e9);
   for (const FlowCapacity& f : c.model.bus_by_flows)
-    append(out, "%s %d flows %.3f", &f == &c.model.bus_by_flows.front() ? " (by flows in flight:" : ",", f.flows,
+    append(out, "%s %d flows %.3f",
+           &f == &c.model.bus_by_flows.front() ? " (by flows in flight:" : ",", f.flows,
            f.bandwidth / 1e9);
-  append(out, "%s, route latency %.3f us\n", c.model.bus_by_flows.empty() ? "" : ")", c.model.route_latency * 1e6);
+  append(out, "%s, route latency %.3f us\n", c.model.bus_by_flows.empty() ? "" : ")",
+         c.model.route_latency * 1e6);
   for (const auto& [dtype, t] : m.reduce)
     append(out, "reduce %-8s %zu B: alone %.2f GB/s, all ranks %.2f GB/s (result bytes)\n", dtype.c_str(), t.bytes,
            t.bytes / t.alone.median / 1e9, t.bytes / t.all_ranks.median / 1e9);
   for (const json& v : r["reduce_float_by_size"])
-    append(out, "reduce float %zu B (%s operands): alone %.2f GB/s, all ranks %.2f GB/s, memory factor %.3f\n",
-           v["bytes"].get<std::size_t>(), m.by_size_operands.c_str(), v["alone_Bps"].get<double>() / 1e9, v["all_ranks_Bps"].get<double>() / 1e9,
+    append(out,
+           "reduce float %zu B (%s operands): alone %.2f GB/s, all ranks %.2f GB/s, "
+           "memory factor %.3f\n",
+           v["bytes"].get<std::size_t>(), m.by_size_operands.c_str(),
+           v["alone_Bps"].get<double>() / 1e9, v["all_ranks_Bps"].get<double>() / 1e9,
            v["memory_factor"].get<double>());
   append(out, "copy %zu B: alone %.2f GB/s, all ranks %.2f GB/s\n", m.copy.bytes, m.copy.bytes / m.copy.alone.median / 1e9,
          m.copy.bytes / m.copy.all_ranks.median / 1e9);

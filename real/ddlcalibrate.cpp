@@ -3,11 +3,12 @@
 //   mpirun -np 4 ddlcalibrate --output calibrated_4.xml
 // Measures, over message sizes: ping-pong (rank 0 <-> 1), bidirectional exchange (0 <-> 1),
 // concurrent pairs and ring steps (every rank at once), and the bidirectional exchange again
-// into buffers the peer has just read (the platform's ddl_peer_read_factors); and local reduce / copy throughput per
-// dtype, alone and on every rank at once, and float reduce over sizes of what a ring step has
-// just brought in (the platform's memory factors). The bus capacity is fitted per count of flows
-// in flight (ddl_capacity_by_flows). See calibrate_platform.hpp for the model. `ddlcalibrate --combine A.json B.json ...`
-// fits one platform to the median over the reports of separate launches (calibrate_report.hpp).
+// into buffers the peer has just read (the platform's ddl_peer_read_factors); and local reduce /
+// copy throughput per dtype, alone and on every rank at once, and float reduce over sizes of what a
+// ring step has just brought in (the platform's memory factors). The bus capacity is fitted per
+// count of flows in flight (ddl_capacity_by_flows). See calibrate_platform.hpp for the model.
+// `ddlcalibrate --combine A.json B.json ...` fits one platform to the median over the reports of
+// separate launches (calibrate_report.hpp).
 #include <mpi.h>
 
 #include <algorithm>
@@ -71,18 +72,20 @@ Args parse(int argc, char** argv, bool& help) {
   Args a;
   help = vm.count("help") > 0;
   if (help) {
-    std::cout << "Usage: mpirun -np P ddlcalibrate --output PLATFORM.xml [options]\n"
-                 "       ddlcalibrate --combine A.json B.json ... --output PLATFORM.xml\n\n"
-                 "Measures message latency and bandwidth over sizes (ping-pong, bidirectional, two each\n"
-                 "way, concurrent pairs, ring steps; the bidirectional exchange also into buffers the peer\n"
-                 "has just read) through the same communicator ddlrun uses, local reduce/copy throughput\n"
-                 "per dtype, and over sizes a reduce of what a ring step has just brought in; then writes\n"
-                 "a P-host SimGrid platform of this machine for ddlsim and a JSON report (medians,\n"
-                 "quartiles, fit and residuals). On a shared machine one launch is one draw: calibrate in\n"
-                 "several launches and --combine their reports.\n\n"
-              << desc
-              << "\nExamples:\n  mpirun -np 2 ddlcalibrate --output calibrated_2.xml -b 8 -e 64M --reps 20\n"
-                 "  ddlcalibrate --combine run1.json run2.json run3.json --output calibrated_2.xml\n";
+    std::cout
+        << "Usage: mpirun -np P ddlcalibrate --output PLATFORM.xml [options]\n"
+           "       ddlcalibrate --combine A.json B.json ... --output PLATFORM.xml\n\n"
+           "Measures message latency and bandwidth over sizes (ping-pong, bidirectional,\n"
+           "two each way, concurrent pairs, ring steps; the bidirectional exchange also into\n"
+           "buffers the peer has just read) through the same communicator ddlrun uses, local\n"
+           "reduce/copy throughput per dtype, and over sizes a reduce of what a ring step has\n"
+           "just brought in; then writes a P-host SimGrid platform of this machine for ddlsim\n"
+           "and a JSON report (medians, quartiles, fit and residuals). On a shared machine one\n"
+           "launch is one draw: calibrate in several launches and --combine their reports.\n\n"
+        << desc
+        << "\nExamples:\n"
+           "  mpirun -np 2 ddlcalibrate --output calibrated_2.xml -b 8 -e 64M --reps 20\n"
+           "  ddlcalibrate --combine run1.json run2.json run3.json --output calibrated_2.xml\n";
     return a;
   }
   if (vm.count("combine"))
@@ -170,8 +173,9 @@ Measurements measure(MpiCommunicator& comm, const Args& args) {
                             return time_reduce(comm, t, args.reduce_bytes, args.reps, all);
                           }));
   for (std::size_t bytes : harness::size_sweep(4096, std::max<std::size_t>(args.sizes.back(), 8192), 2))
-    m.reduce_float_by_size.push_back(local_times(
-        bytes, [&](bool all) { return time_reduce(comm, DType::float32, bytes, args.reps, all, Operands::received); }));
+    m.reduce_float_by_size.push_back(local_times(bytes, [&](bool all) {
+      return time_reduce(comm, DType::float32, bytes, args.reps, all, Operands::received);
+    }));
   m.by_size_operands = to_string(Operands::received);
   m.copy = local_times(args.reduce_bytes, [&](bool all) { return time_copy(comm, args.reduce_bytes, args.reps, all); });
   return m;
@@ -196,7 +200,8 @@ Measurements read_reports(const std::vector<std::string>& files) {
 // How the reduce sweep behind ddl_memory_factors was timed, for the platform's notes.
 std::string sweep_note(const Measurements& m) {
   if (m.by_size_operands == to_string(Operands::received))
-    return "every rank reducing what a ring step has just brought in, written at twice the size (the step's buffer)";
+    return "every rank reducing what a ring step has just brought in, written at twice the size "
+           "(the step's buffer)";
   return "every rank reducing the same operands again (" + m.by_size_operands + " operands)";
 }
 
@@ -206,10 +211,12 @@ void write_outputs(const Args& args, const Measurements& m) {
   if (m.launches > 1) origin += ", median over " + std::to_string(m.launches) + " launches";
   if (m.receive_buffers != "own") origin += ", messages received into " + m.receive_buffers + " buffers";
   std::ofstream xml(args.output);
-  xml << platform_xml(c.model, {origin + "; report: " + args.report,
-                                "memory_bandwidth = 3 x float sum reduce throughput with every rank reducing at once",
-                                "ddl_memory_factors = float sum reduce throughput at each size, " + sweep_note(m) +
-                                    ", over memory_bandwidth / 3"});
+  xml << platform_xml(
+      c.model,
+      {origin + "; report: " + args.report,
+       "memory_bandwidth = 3 x float sum reduce throughput with every rank reducing at once",
+       "ddl_memory_factors = float sum reduce throughput at each size, " + sweep_note(m) +
+           ", over memory_bandwidth / 3"});
   std::ofstream rep(args.report);
   rep << c.report.dump(1) << "\n";
   if (!xml || !rep) throw BackendError("cannot write '" + args.output + "' or '" + args.report + "'");

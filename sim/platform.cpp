@@ -84,9 +84,11 @@ void install_capacity_by_flows(simgrid::s4u::Engine& engine, const std::string& 
   for (simgrid::s4u::Link* link : links) {
     const char* text = link->get_property("ddl_capacity_by_flows");
     if (text == nullptr) continue;
-    const std::string where = "platform file '" + file + "': link '" + link->get_name() + "': ddl_capacity_by_flows";
+    const std::string where =
+        "platform file '" + file + "': link '" + link->get_name() + "': ddl_capacity_by_flows";
     if (link->get_sharing_policy() != simgrid::s4u::Link::SharingPolicy::SHARED)
-      throw InvalidArgument(where + " needs sharing_policy=\"SHARED\" (one capacity that its flows share)");
+      throw InvalidArgument(where +
+                            " needs sharing_policy=\"SHARED\" (one capacity that its flows share)");
     FactorTable by_flows;
     try {
       by_flows = parse_factors(text, false, "flow");
@@ -106,7 +108,8 @@ void install_capacity_by_flows(simgrid::s4u::Engine& engine, const std::string& 
 FactorTable parse_factors(std::string_view text, bool allow_zero, std::string_view unit) {
   const std::string quoted = "'" + std::string(text) + "'", what(unit);
   std::string key = what + "s";
-  std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::toupper(c); });
+  std::transform(key.begin(), key.end(), key.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
   FactorTable table;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -114,12 +117,14 @@ FactorTable parse_factors(std::string_view text, bool allow_zero, std::string_vi
     const std::string_view item = text.substr(start, end - start);
     const std::size_t colon = item.find(':');
     if (colon == std::string_view::npos)
-      throw InvalidArgument("factors " + quoted + ": '" + std::string(item) + "' is not " + key + ":FACTOR");
+      throw InvalidArgument("factors " + quoted + ": '" + std::string(item) + "' is not " + key +
+                            ":FACTOR");
     FactorStep step;
     const std::string_view bytes = item.substr(0, colon);
     const auto [bend, bec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), step.from_bytes);
     if (bytes.empty() || bec != std::errc() || bend != bytes.data() + bytes.size())
-      throw InvalidArgument("factors " + quoted + ": '" + std::string(bytes) + "' is not a " + what + " count");
+      throw InvalidArgument("factors " + quoted + ": '" + std::string(bytes) + "' is not a " +
+                            what + " count");
     const std::string factor(item.substr(colon + 1));
     char* fend = nullptr;
     step.factor = std::strtod(factor.c_str(), &fend);

@@ -113,8 +113,9 @@ TEST_CASE("launches of different commands are not combined", "[calibrate]") {
   CHECK_THROWS_WITH(combine({launch(1.0), other_receive}, {"a.json", "b.json"}), Catch::Contains("differ in receive buffers"));
   Measurements hot = launch(1.0);
   hot.by_size_operands = "hot";
-  CHECK_THROWS_WITH(combine({launch(1.0), hot}, {"a.json", "b.json"}),
-                    Catch::Contains("differ in the operands of the reduce sweep (hot or received)"));
+  CHECK_THROWS_WITH(
+      combine({launch(1.0), hot}, {"a.json", "b.json"}),
+      Catch::Contains("differ in the operands of the reduce sweep (hot or received)"));
   Measurements other_reduce = launch(1.0);
   other_reduce.copy.bytes = 4096;
   CHECK_THROWS_WITH(combine({launch(1.0), other_reduce}, {"a.json", "b.json"}), Catch::Contains("differ in local timings"));
@@ -126,7 +127,8 @@ TEST_CASE("launches of different commands are not combined", "[calibrate]") {
   CHECK_THROWS_WITH(read_report(broken, "r.json"), Catch::Contains("calibration report 'r.json' is malformed"));
 }
 
-TEST_CASE("the reduce sweep's factors sit at the footprint of the collective step it times", "[calibrate]") {
+TEST_CASE("the reduce sweep's factors sit at the footprint of the collective step it times",
+          "[calibrate]") {
   // launch(1.0): the sweep times 4 KiB and 8 KiB (factors 2 and 1, 1 and 1 once smoothed over
   // neighbours). A reduce of n received operands is the step of a collective over 2n bytes, so
   // its factor is written at 2n (the first from 0); a hot one's at n.

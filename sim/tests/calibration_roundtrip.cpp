@@ -139,7 +139,8 @@ TEST_CASE("the calibrator predicts the contention the simulator computes", "[cal
   std::remove(dir_template);
 }
 
-TEST_CASE("the bus capacity is fitted per count of flows in flight, and simulated so", "[calibrate]") {
+TEST_CASE("the bus capacity is fitted per count of flows in flight, and simulated so",
+          "[calibrate]") {
   // Measured: two flows share 1.5 lone flows' worth (0.75 of the lone speed each), four share
   // 1.25 (0.3125 each; two_each_way would get R / 2 from its host links alone). One capacity
   // cannot give both; a capacity per flow count does, exactly.
@@ -166,34 +167,44 @@ TEST_CASE("the bus capacity is fitted per count of flows in flight, and simulate
   CHECK(calibrate::bus_capacity(m, 3) == Approx(1.5 * R).epsilon(1e-9));
   CHECK(calibrate::bus_capacity(m, 4) == Approx(1.25 * R).epsilon(1e-9));
   CHECK(calibrate::bus_capacity(m, 9) == Approx(1.25 * R).epsilon(1e-9));
-  for (const calibrate::ContendedPoint& p : points) CHECK(calibrate::predict(m, p) == Approx(p.seconds).epsilon(1e-9));
+  for (const calibrate::ContendedPoint& p : points)
+    CHECK(calibrate::predict(m, p) == Approx(p.seconds).epsilon(1e-9));
 
   char dir_template[] = "/tmp/ddl_by_flows_XXXXXX";
   REQUIRE(mkdtemp(dir_template) != nullptr);
   const std::string xml = std::string(dir_template) + "/model.xml";
   const std::string text = calibrate::platform_xml(m, {});
-  CHECK(text.find("<prop id=\"ddl_capacity_by_flows\" value=\"2:1;4:0.833333333\"/>") != std::string::npos);
+  CHECK(text.find("<prop id=\"ddl_capacity_by_flows\" value=\"2:1;4:0.833333333\"/>") !=
+        std::string::npos);
   std::ofstream(xml) << text;
   // The simulator shares the bus as the calibrator predicts: 2 flows (bidirectional) at 0.75 of
   // the lone speed, 4 (pairs, ring, two_each_way) at 0.3125.
-  for (const auto& [pattern, share] : std::vector<std::pair<std::string, double>>{
-           {"pingpong", 1.0}, {"bidirectional", 0.75}, {"pairs", 0.3125}, {"ring", 0.3125}, {"two_each_way", 0.3125}}) {
+  for (const auto& [pattern, share] :
+       std::vector<std::pair<std::string, double>>{{"pingpong", 1.0},
+                                                   {"bidirectional", 0.75},
+                                                   {"pairs", 0.3125},
+                                                   {"ring", 0.3125},
+                                                   {"two_each_way", 0.3125}}) {
     const std::vector<double> simulated = simulate_pattern(xml, pattern, sizes);
     for (std::size_t i = 0; i < sizes.size(); ++i) {
       const calibrate::Segment& range = lone[sizes[i] < (1 << 20) ? 0 : 1];
       INFO(pattern << " " << sizes[i] << " B");
       CHECK(simulated[i] ==
-            Approx(range.latency_s + static_cast<double>(sizes[i]) * range.seconds_per_byte / share).epsilon(0.01));
+            Approx(range.latency_s + static_cast<double>(sizes[i]) * range.seconds_per_byte / share)
+                .epsilon(0.01));
     }
   }
   // A malformed capacity table is one message naming the link and the property.
   for (const auto& [value, message] : std::vector<std::pair<std::string, std::string>>{
-           {"2:1;4:0", "'0' is not a positive number"}, {"4:1;2:1", "flow thresholds must increase"},
-           {"x:1", "'x' is not a flow count"}, {"2=1", "'2=1' is not FLOWS:FACTOR"}}) {
+           {"2:1;4:0", "'0' is not a positive number"},
+           {"4:1;2:1", "flow thresholds must increase"},
+           {"x:1", "'x' is not a flow count"},
+           {"2=1", "'2=1' is not FLOWS:FACTOR"}}) {
     std::string bad = text;
     bad.replace(bad.find("2:1;4:0.833333333"), 17, value);
     std::ofstream(xml) << bad;
-    const ChildResult r = run_child(std::string(DDL_SIM_PINGPONG) + " " + xml + " --pattern ring 1024");
+    const ChildResult r =
+        run_child(std::string(DDL_SIM_PINGPONG) + " " + xml + " --pattern ring 1024");
     INFO(value << ": " << r.err);
     CHECK(r.exit_code != 0);
     CHECK(r.err.find("link 'bus': ddl_capacity_by_flows property") != std::string::npos);
@@ -203,12 +214,15 @@ TEST_CASE("the bus capacity is fitted per count of flows in flight, and simulate
   std::string split = text;
   const std::size_t host_link = split.find("<link id=\"gpu0-link\"");
   REQUIRE(host_link != std::string::npos);
-  split.replace(split.find("/>", host_link), 2, "><prop id=\"ddl_capacity_by_flows\" value=\"2:0.5\"/></link>");
+  split.replace(split.find("/>", host_link), 2,
+                "><prop id=\"ddl_capacity_by_flows\" value=\"2:0.5\"/></link>");
   std::ofstream(xml) << split;
-  const ChildResult r = run_child(std::string(DDL_SIM_PINGPONG) + " " + xml + " --pattern two_each_way 1024");
+  const ChildResult r =
+      run_child(std::string(DDL_SIM_PINGPONG) + " " + xml + " --pattern two_each_way 1024");
   INFO(r.err);
   CHECK(r.exit_code != 0);
-  CHECK(r.err.find("link 'gpu0-link': ddl_capacity_by_flows needs sharing_policy=\"SHARED\"") != std::string::npos);
+  CHECK(r.err.find("link 'gpu0-link': ddl_capacity_by_flows needs sharing_policy=\"SHARED\"") !=
+        std::string::npos);
   std::remove(xml.c_str());
   std::remove(dir_template);
 }
