@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 
 DEB_PACKAGES := cmake g++ make pkg-config libsimgrid-dev libopenmpi-dev openmpi-bin \
 	libboost-program-options-dev catch2 nlohmann-json3-dev python3 time \
-	python3-pandas python3-matplotlib
+	python3-pandas python3-matplotlib iproute2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

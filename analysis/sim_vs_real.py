@@ -135,10 +135,11 @@ def plot_times(d, results):
         plt.close(fig)
 
 
-def gantt(results):
-    """Side-by-side Gantt of one case's operations, simulated vs measured (first timed iteration)."""
-    paths = {"simulated": os.path.join(results, "trace_simulated.csv"),
-             "measured": os.path.join(results, "trace_measured.csv")}
+def gantt(results, suffix=""):
+    """Side-by-side Gantt of one case's operations, simulated vs measured (first timed iteration),
+    from trace_simulated<suffix>.csv and trace_measured<suffix>.csv into gantt_<algo>_<size><suffix>.png."""
+    paths = {"simulated": os.path.join(results, f"trace_simulated{suffix}.csv"),
+             "measured": os.path.join(results, f"trace_measured{suffix}.csv")}
     missing = [p for p in paths.values() if not os.path.exists(p)]
     if missing:
         return "no trace files " + ", ".join(missing) + " (the tools' --trace output; see sim_vs_real.sh)"
@@ -161,7 +162,7 @@ def gantt(results):
     handles = [plt.Rectangle((0, 0), 1, 1, color=c) for c in colors.values()]
     axes[1].legend(handles, colors.keys(), loc="upper right", fontsize=8)
     fig.tight_layout()
-    fig.savefig(os.path.join(results, f"gantt_{title}.png"), dpi=110)
+    fig.savefig(os.path.join(results, f"gantt_{title}{suffix}.png"), dpi=110)
     plt.close(fig)
     return None
 

@@ -4,6 +4,8 @@
   python3 platforms/generate.py            regenerate every checked-in file beside this script
   python3 platforms/generate.py --check    exit 1 if a checked-in file differs from its regeneration
   python3 platforms/generate.py --platform s822lc --nodes 1024 -o /tmp/s822lc_1024.xml
+  python3 platforms/generate.py --platform emulated --nodes 4 --ranks-per-node 2 --nodes-per-leaf 2 \
+      --nic 500mbit --uplink 500mbit -o emulated.xml     # the nominal platform of a ddlcluster
 
 Every figure is a parameter; its source is written next to it in the XML. Figures that no
 source pins down say "assumed". The layout (zones, gateways, link names) is described in
@@ -15,6 +17,7 @@ import sys
 
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 from bigbasin import bigbasin  # noqa: E402 (after the bytecode switch)
+from emulated import emulated  # noqa: E402
 from s822lc import s822lc  # noqa: E402
 from small import star_16, two_hosts  # noqa: E402
 
@@ -35,8 +38,8 @@ def fail(message):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--platform", choices=["s822lc", "bigbasin"], help="generate one file of this kind")
-    p.add_argument("--nodes", type=int, help="S822LC nodes or Big Basin servers (with --platform)")
+    p.add_argument("--platform", choices=["s822lc", "bigbasin", "emulated"], help="generate one file of this kind")
+    p.add_argument("--nodes", type=int, help="S822LC nodes, Big Basin servers or emulated nodes (with --platform)")
     p.add_argument("-o", "--output", help="output file for --platform, '-' for stdout")
     p.add_argument("--check", action="store_true", help="compare the checked-in files with their regeneration")
     f = p.add_argument_group("figures (SI units: bytes/s, seconds, flop/s)")
@@ -57,6 +60,16 @@ def parse_args(argv):
     f.add_argument("--eth-bw", type=float, default=6.25e9, help="Big Basin NIC, 50 Gbit/s (Goyal et al.)")
     f.add_argument("--eth-latency", type=float, default=2e-6, help="Big Basin NIC link (assumed)")
     f.add_argument("--eth-switch-latency", type=float, default=0.5e-6, help="Ethernet switch hop (assumed)")
+    e = p.add_argument_group("emulated cluster (cluster/ddlcluster's parameters; --nodes-per-leaf as above)")
+    e.add_argument("--ranks-per-node", type=int, default=2, help="ranks (GPUs) per emulated node")
+    e.add_argument("--nic", default="500mbit", help="NIC rate as ddlcluster takes it (tc, bits/s)")
+    e.add_argument("--uplink", default="500mbit", help="leaf uplink rate as ddlcluster takes it (tc, bits/s)")
+    e.add_argument("--tcp-latency", type=float, default=30e-6, help="one-way TCP latency node to node (assumed)")
+    e.add_argument("--shm-bw", type=float, default=5e9, help="one copy through shared memory (assumed)")
+    e.add_argument("--shm-bus-bw", type=float, default=10e9, help="all of a node's copies at once (assumed)")
+    e.add_argument("--shm-latency", type=float, default=1e-6, help="shared-memory message latency (assumed)")
+    e.add_argument("--host-memory-bandwidth", type=float, default=15e9,
+                   help="what the simulator divides 3n by for a reduce of n (assumed)")
     a = p.parse_args(argv)
     for key, value in vars(a).items():
         if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -92,7 +105,7 @@ def main(argv):
     a = parse_args(argv)
     if a.platform:
         try:
-            text = (s822lc if a.platform == "s822lc" else bigbasin)(a.nodes, a)
+            text = {"s822lc": s822lc, "bigbasin": bigbasin, "emulated": emulated}[a.platform](a.nodes, a)
         except ValueError as e:
             fail(str(e))
         if a.output == "-":

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# cluster_check.sh DDLRUN CHECK_EXACT_ROWS: brings up a 2-node emulated cluster with the nodes
+# on different leaves (so messages cross NICs, uplinks and the spine), runs every algorithm on
+# 4 ranks with --check across it (exact, every row), checks that the ranks did run 2 per node,
+# tears it down and checks nothing is left.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+export DDLCLUSTER_PREFIX=ddlct1
+skip_unless_possible "$DDLCLUSTER_PREFIX"
+cluster=$here/../ddlcluster
+trap '"$cluster" down > /dev/null 2>&1' EXIT
+"$cluster" up --nodes 2 --ranks-per-node 2 --nodes-per-leaf 1 --nic 1gbit --uplink 1gbit \
+  --subnet 10.213.78.0/24 || fail "up failed"
+"$cluster" status || fail "status says not up"
+[ "$("$cluster" hostfile)" = "$(printf 'ddlct1-n0 slots=2\nddlct1-n1 slots=2')" ] || fail "hostfile: $("$cluster" hostfile)"
+out=$("$2" 25 "$cluster" run -- -np 4 "$1" --algo all -b 1 -e 1M -f 32 -n 1 -w 0 --check \
+  --format csv --timeout 60 2>&1)
+status=$?
+printf '%s\n' "$out"
+[ "$status" = 0 ] || fail "the run across the cluster failed"
+# Without --dims, ddlrun's grid is the layout MPI found: 2 ranks per node x 2 nodes (namespaces
+# with their own hostnames), where one shared-memory node would give the flat grid 4.
+[ "$(grep -c ',2x2,' <<< "$out")" -ge 25 ] || fail "ranks were not 2 per node on 2 nodes (dims column)"
+"$cluster" down || fail "down failed"
+trap - EXIT
+assert_nothing_left "$DDLCLUSTER_PREFIX"
+echo "cluster check passed"

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# cluster_teardown.sh DDLRUN: `down` leaves no namespace, bridge, veth, file or process behind,
+# also after a run was killed (mpirun killed -9 while its ranks are moving data), after an `up`
+# interrupted half-way (its trap removes what it made), and `up` over a stale cluster rebuilds
+# it. Also: refusals (not root, bad arguments) are one message and a non-zero exit.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+export DDLCLUSTER_PREFIX=ddlct2
+skip_unless_possible "$DDLCLUSTER_PREFIX"
+cluster=$here/../ddlcluster
+trap '"$cluster" down > /dev/null 2>&1' EXIT
+up() { "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 2 --nic 100mbit --uplink 100mbit \
+  --subnet 10.213.79.0/24 > /dev/null || fail "up failed"; }
+
+# 1. A killed run: 64 MB allreduces at 100 Mbit/s take seconds each, so the ranks are mid-transfer.
+up
+"$cluster" run -- -np 2 "$1" --algo ring -b 64M -e 64M -n 50 -w 0 --timeout 60 > /dev/null 2>&1 &
+run=$!
+for _ in $(seq 100); do
+  [ -n "$(ip netns pids ddlct2-n1 2> /dev/null)" ] && break
+  sleep 0.1
+done
+[ -n "$(ip netns pids ddlct2-n1)" ] || fail "no rank started in node 1"
+sleep 1
+kill -9 "$run"
+wait "$run" 2> /dev/null
+[ -n "$(ip netns pids ddlct2-n1)" ] || echo "note: the ranks exited with mpirun"
+"$cluster" down > /dev/null || fail "down after a killed run failed"
+assert_nothing_left ddlct2
+! pgrep -f "ddlrun --algo ring -b 64M" > /dev/null || fail "ranks still running after down"
+
+# 2. up over a stale cluster (a killed session left one): rebuilt, still one of each.
+up
+ip netns del ddlct2-n1  # a half-removed leftover
+up
+[ "$(ip netns list | grep -c '^ddlct2-')" = 3 ] || fail "up over a stale cluster: $(ip netns list)"
+"$cluster" down > /dev/null
+
+# 3. up interrupted half-way: its trap removes what it had made.
+"$cluster" up --nodes 40 --ranks-per-node 1 --nodes-per-leaf 4 --nic 100mbit --uplink 100mbit \
+  --subnet 10.213.79.0/24 > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do
+  ip netns list | grep -q '^ddlct2-n3' && break
+  sleep 0.05
+done
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+[ "$status" != 0 ] || fail "an interrupted up exited 0"
+assert_nothing_left ddlct2
+"$cluster" status > /dev/null && fail "status says up after an interrupted up"
+
+# 4. Refusals: one message naming the problem, non-zero exit, nothing made.
+expect() {  # message command...
+  local msg=$1
+  shift
+  out=$("$@" 2>&1) && fail "'$*' exited 0"
+  grep -qF -- "$msg" <<< "$out" || fail "'$*' said '$out', expected '$msg'"
+  [ "$(grep -c . <<< "$out")" = 1 ] || fail "'$*' said more than one line: $out"
+}
+expect "must run as root" setpriv --reuid 65534 --regid 65534 --clear-groups "$cluster" up --nodes 2 \
+  --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit --uplink 1gbit
+expect "--nic must be a rate" "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbps --uplink 1gbit
+expect "is not a multiple of --nodes-per-leaf 2" "$cluster" up --nodes 3 --ranks-per-node 1 --nodes-per-leaf 2 \
+  --nic 1gbit --uplink 1gbit
+expect "up needs --uplink" "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit
+expect "no cluster with prefix 'ddlct2' is up" "$cluster" run -- -np 2 true
+expect "DDLCLUSTER_PREFIX must be" env DDLCLUSTER_PREFIX=Bad_Prefix "$cluster" status
+assert_nothing_left ddlct2
+trap - EXIT
+echo "cluster teardown check passed"

@@ -1,0 +1,83 @@
+"""The nominal platform of an emulated cluster (cluster/ddlcluster): network namespaces as nodes,
+G ranks per node on shared memory, a shaped veth NIC per node to its leaf bridge, K nodes per
+leaf, a shaped veth uplink per leaf to one spine bridge.
+
+Layout (the names calibration writes too, so traces and plots line up; see README.md):
+- host gpu<r> (ddl_rank r, ddl_node, ddl_leaf), rank r = node * G + slot, node = leaf * K + i;
+- same node: gpu<a>-link UP, n<i>-shm (SHARED: the node's cores and memory), gpu<b>-link DOWN;
+- same leaf: n<a>-nic UP, n<b>-nic DOWN (SPLITDUPLEX: tbf shapes each direction on its own);
+- across leaves: n<a>-nic UP, leaf<x>-up UP, leaf<y>-up DOWN, n<b>-nic DOWN.
+The bridges are not links: a Linux bridge forwards between its ports at memory speed, far above
+the shaped rates. Rates are the tc rates; everything else is assumed, and calibration
+(ddlcalibrate across the cluster) replaces it.
+"""
+import re
+
+from platform_xml import begin, bw, finish, lat, num
+
+RATE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(k|m|g)bit$")
+
+
+def tc_rate(text):
+    """A tc rate as ddlcluster takes it ('500mbit') -> bytes/s."""
+    m = RATE.match(text)
+    if not m:
+        raise ValueError(f"rate must be a number and kbit, mbit or gbit (as ddlcluster takes it), got '{text}'")
+    return float(m.group(1)) * {"k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)] / 8
+
+
+def natural_dims(gpn, npl, leaves):
+    """G x K x L without the outer extents of 1 (one leaf: G x K; one node: G)."""
+    dims = [gpn, npl, leaves]
+    while len(dims) > 1 and dims[-1] == 1:
+        dims.pop()
+    return "x".join(map(str, dims))
+
+
+def emulated(nodes, a):
+    gpn, npl = a.ranks_per_node, a.nodes_per_leaf
+    if nodes % npl:
+        raise ValueError(f"emulated: {nodes} nodes is not a multiple of nodes-per-leaf {npl}")
+    leaves = nodes // npl
+    nic, up = tc_rate(a.nic), tc_rate(a.uplink)
+    props = [("ddl_dims", natural_dims(gpn, npl, leaves)), ("ddl_gpus", gpn * nodes),
+             ("ddl_gpus_per_node", gpn), ("ddl_nodes", nodes), ("ddl_nodes_per_leaf", npl)]
+    notes = [
+        f"Emulated cluster (cluster/ddlcluster): {nodes} nodes x {gpn} ranks, {leaves} leaves of {npl} nodes.",
+        f"NIC: tc tbf {a.nic} = {bw(nic)} per direction; uplink: tc tbf {a.uplink} = {bw(up)} per direction "
+        f"(oversubscription {num(npl * nic / up)}). Nominal: TCP and shaping reach less; calibrate.",
+        f"Node to node: {lat(a.tcp_latency)} one way through the TCP stack (assumed: no delay is added).",
+        f"Inside a node: {bw(a.shm_bw)} per copy, {bw(a.shm_bus_bw)} for all at once, {lat(a.shm_latency)} "
+        f"(assumed, shared memory on the machine's cores); memory_bandwidth {num(a.host_memory_bandwidth / 1e9)}e9 "
+        "(assumed).",
+        "Ranks: rank = node * ranks-per-node + slot on host gpu<rank>; node = leaf * nodes-per-leaf + i.",
+    ]
+    x = begin(f"emulated_{nodes}x{gpn}", "Full", props, notes)
+    ranks = gpn * nodes
+    for r in range(ranks):
+        n = r // gpn
+        x.add(f'<host id="gpu{r}" speed="1Gf"><prop id="ddl_rank" value="{r}"/>'
+              f'<prop id="ddl_node" value="{n}"/><prop id="ddl_leaf" value="{n // npl}"/>'
+              f'<prop id="memory_bandwidth" value="{num(a.host_memory_bandwidth / 1e9)}e9"/></host>')
+    for r in range(ranks):
+        x.link(f"gpu{r}-link", a.shm_bw, a.shm_latency / 2, "one rank's copies through shared memory: assumed")
+    for n in range(nodes):
+        x.link(f"n{n}-shm", a.shm_bus_bw, 0, "all copies of the node share the cores: assumed", policy="SHARED")
+        x.link(f"n{n}-nic", nic, a.tcp_latency / 2, f"veth shaped by tbf at {a.nic}; latency assumed")
+    for leaf in range(leaves):
+        x.link(f"leaf{leaf}-up", up, 0, f"veth pair to the spine shaped by tbf at {a.uplink}")
+    for s in range(ranks):
+        for d in range(ranks):
+            if s != d:
+                x.route(f"gpu{s}", f"gpu{d}", route(s, d, gpn, npl), symmetrical=False)
+    return finish(x)
+
+
+def route(s, d, gpn, npl):
+    ns, nd = s // gpn, d // gpn
+    if ns == nd:
+        return [(f"gpu{s}-link", "UP"), (f"n{ns}-shm", None), (f"gpu{d}-link", "DOWN")]
+    links = [(f"n{ns}-nic", "UP")]
+    if ns // npl != nd // npl:
+        links += [(f"leaf{ns // npl}-up", "UP"), (f"leaf{nd // npl}-up", "DOWN")]
+    return links + [(f"n{nd}-nic", "DOWN")]
