@@ -21,7 +21,7 @@
 # errors.csv, time_vs_size_<algo>.png, trace_*.csv + gantt_*.png, analysis.txt, commands.txt,
 # model_whatif.txt (experiments/model_whatif.py: the cases simulated again under other rules).
 # The calibrations and measurements of each rank count run back to back (ratios in one run,
-# as shared/hardware.md asks for this noisy machine); machine load is recorded in commands.txt.
+# as platforms/SOURCES.md asks for this noisy machine); machine load is recorded in commands.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}

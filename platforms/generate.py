@@ -6,6 +6,8 @@
   python3 platforms/generate.py --platform s822lc --nodes 1024 -o /tmp/s822lc_1024.xml
   python3 platforms/generate.py --platform emulated --nodes 4 --ranks-per-node 2 --nodes-per-leaf 2 \
       --nic 500mbit --uplink 500mbit -o emulated.xml     # the nominal platform of a ddlcluster
+  python3 platforms/generate.py --platform dgx_h100 --nodes 1024 --topology rail -o /tmp/h100_1024.xml
+  python3 platforms/generate.py --description my_cluster.json -o my_cluster.xml   # a machine you describe
 
 Every figure is a parameter; its source is written next to it in the XML. Figures that no
 source pins down say "assumed". The layout (zones, gateways, link names) is described in
@@ -17,19 +19,47 @@ import sys
 
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 from bigbasin import bigbasin  # noqa: E402 (after the bytecode switch)
+from cluster import cluster  # noqa: E402
+from description import TOPOLOGIES, load  # noqa: E402
 from emulated import emulated  # noqa: E402
 from s822lc import s822lc  # noqa: E402
 from small import star_16, two_hosts  # noqa: E402
 
 S822LC_NODES = [1, 2, 4, 8, 16, 32, 64, 128, 256]
 BIGBASIN_SERVERS = [1, 2, 4, 8, 16, 32]
+HERE = os.path.dirname(os.path.abspath(__file__))
+DESCRIBED = ["dgx1", "dgx_a100", "dgx_h100"]  # shipped descriptions under descriptions/, by --platform
+# Checked-in examples from shipped descriptions: file -> (description, network overrides).
+DESCRIBED_FILES = {
+    "dgx1_2.xml": ("dgx1", {"nodes": 2}),
+    "dgx_a100_2.xml": ("dgx_a100", {"nodes": 2}),
+    "dgx_h100_4.xml": ("dgx_h100", {"nodes": 4}),
+    "dgx_h100_rail_64.xml": ("dgx_h100", {"nodes": 64, "topology": "rail"}),  # 2 scalable units of 32
+}
 
 
 def checked_in(a):
     files = {f"s822lc_{n}.xml": (lambda n=n: s822lc(n, a)) for n in S822LC_NODES}
     files.update({f"bigbasin_{n}.xml": (lambda n=n: bigbasin(n, a)) for n in BIGBASIN_SERVERS})
     files.update({"two_hosts.xml": two_hosts, "star_16.xml": star_16})
+    files.update({name: (lambda d=d, o=o: described(shipped(d), o)) for name, (d, o) in DESCRIBED_FILES.items()})
     return files
+
+
+def shipped(name):
+    return os.path.join(HERE, "descriptions", f"{name}.json")
+
+
+def described(path, overrides):
+    """The XML of the description in `path`; errors name the file, the field and the value."""
+    shown = os.path.relpath(os.path.abspath(path), os.path.dirname(HERE))
+    shown = path if shown.startswith("..") else shown  # inside the project: stable, cwd-independent
+    try:
+        d = load(path, overrides)
+        d.path_text = shown
+        return cluster(d)
+    except ValueError as e:
+        fail(f"{shown}: {e}")
 
 
 def fail(message):
@@ -38,12 +68,15 @@ def fail(message):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--platform", choices=["s822lc", "bigbasin", "emulated"], help="generate one file of this kind")
-    p.add_argument("--nodes", type=int, help="S822LC nodes, Big Basin servers or emulated nodes (with --platform)")
+    p.add_argument("--platform", choices=["s822lc", "bigbasin", "emulated"] + DESCRIBED,
+                   help="generate one file of this kind (dgx*: the shipped descriptions/<name>.json)")
+    p.add_argument("--description", metavar="FILE", help="generate the machine described in FILE (JSON, see README)")
+    p.add_argument("--nodes", type=int, help="nodes (S822LC nodes, Big Basin servers, DGX or described nodes)")
     p.add_argument("-o", "--output", help="output file for --platform, '-' for stdout")
     p.add_argument("--check", action="store_true", help="compare the checked-in files with their regeneration")
     f = p.add_argument_group("figures (SI units: bytes/s, seconds, flop/s)")
-    f.add_argument("--nodes-per-leaf", type=int, default=8, help="S822LC nodes per leaf switch (assumed)")
+    f.add_argument("--nodes-per-leaf", type=int, help="nodes per leaf switch (S822LC default 8, assumed; "
+                   "described machines: their description's)")
     f.add_argument("--gpu-speed", type=float, default=10.6e12, help="P100 FP32 peak (datasheet)")
     f.add_argument("--gpu-memory-bandwidth", type=float, default=732e9, help="P100 HBM2 (datasheet)")
     f.add_argument("--nvlink-bw", type=float, default=20e9, help="one NVLink 1.0 link per direction (REDP-5405)")
@@ -54,12 +87,17 @@ def parse_args(argv):
     f.add_argument("--hca-bw", type=float, default=12.5e9, help="EDR InfiniBand per direction (assumed)")
     f.add_argument("--ib-latency", type=float, default=1.5e-6, help="MPI end to end over EDR, one switch (assumed)")
     f.add_argument("--switch-latency", type=float, default=0.1e-6, help="per switch hop (assumed)")
-    f.add_argument("--oversubscription", type=float, default=1.0, help="leaf downlinks / uplinks (assumed)")
+    f.add_argument("--oversubscription", type=float, help="leaf downlinks / uplinks (default 1, assumed)")
     f.add_argument("--pcie-bw", type=float, default=15.75e9, help="Big Basin GPU PCIe Gen3 x16 (assumed)")
     f.add_argument("--pcie-latency", type=float, default=0.5e-6, help="Big Basin PCIe hop (assumed)")
     f.add_argument("--eth-bw", type=float, default=6.25e9, help="Big Basin NIC, 50 Gbit/s (Goyal et al.)")
     f.add_argument("--eth-latency", type=float, default=2e-6, help="Big Basin NIC link (assumed)")
     f.add_argument("--eth-switch-latency", type=float, default=0.5e-6, help="Ethernet switch hop (assumed)")
+    n = p.add_argument_group("network of a described machine (default: the description's; also --nodes, --nodes-per-leaf, --oversubscription)")
+    n.add_argument("--topology", choices=TOPOLOGIES, help="two- or three-tier fat tree, all NICs of a node on one "
+                   "leaf (fat_tree*) or NIC i of every node on leaf i (rail*)")
+    n.add_argument("--leaves-per-pod", type=int, help="leaf groups per pod (three tiers)")
+    n.add_argument("--pod-oversubscription", type=float, help="pod downlinks / uplinks (three tiers)")
     e = p.add_argument_group("emulated cluster (cluster/ddlcluster's parameters; --nodes-per-leaf as above)")
     e.add_argument("--ranks-per-node", type=int, default=2, help="ranks (GPUs) per emulated node")
     e.add_argument("--nic", default="500mbit", help="NIC rate as ddlcluster takes it (tc, bits/s)")
@@ -78,10 +116,21 @@ def parse_args(argv):
                 fail(f"--{key.replace('_', '-')} must be {'>= 0' if key.endswith('latency') else '> 0'}, got {value}")
     if a.switch_latency > a.ib_latency:
         fail(f"--switch-latency {a.switch_latency} exceeds --ib-latency {a.ib_latency}")
-    if (a.platform is None) != (a.nodes is None) or (a.platform is None) != (a.output is None):
+    if a.platform and a.description:
+        fail("--platform and --description exclude each other")
+    if a.description:
+        if a.output is None:
+            fail("--description needs -o (a file, or '-' for stdout)")
+    elif (a.platform is None) != (a.nodes is None) or (a.platform is None) != (a.output is None):
         fail("--platform, --nodes and -o go together (or give none to regenerate the checked-in files)")
-    if a.check and a.platform:
-        fail("--check compares the checked-in files; it takes no --platform")
+    if a.check and (a.platform or a.description):
+        fail("--check compares the checked-in files; it takes no --platform or --description")
+    # What a described machine takes from the command line: only what was given.
+    a.network_overrides = {"nodes": a.nodes, "topology": a.topology, "nodes_per_leaf": a.nodes_per_leaf,
+                           "leaves_per_pod": a.leaves_per_pod, "oversubscription": a.oversubscription,
+                           "pod_oversubscription": a.pod_oversubscription}
+    a.nodes_per_leaf = 8 if a.nodes_per_leaf is None else a.nodes_per_leaf  # S822LC, emulated (assumed)
+    a.oversubscription = 1.0 if a.oversubscription is None else a.oversubscription
     return a
 
 
@@ -103,20 +152,22 @@ def write(path, text):
 
 def main(argv):
     a = parse_args(argv)
-    if a.platform:
+    if a.description or a.platform in DESCRIBED:
+        text = described(a.description or shipped(a.platform), a.network_overrides)
+    elif a.platform:
         try:
             text = {"s822lc": s822lc, "bigbasin": bigbasin, "emulated": emulated}[a.platform](a.nodes, a)
         except ValueError as e:
             fail(str(e))
+    if a.platform or a.description:
         if a.output == "-":
             sys.stdout.write(text)
         else:
             write(a.output, text)
         return 0
-    here = os.path.dirname(os.path.abspath(__file__))
     stale = []
     for name, make in checked_in(a).items():
-        path, text = os.path.join(here, name), make()
+        path, text = os.path.join(HERE, name), make()
         if read_or_none(path) == text:
             continue  # unchanged files keep their timestamps
         if a.check:

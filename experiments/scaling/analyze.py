@@ -265,7 +265,7 @@ def observations(s822, best, bb, large):
                                                              for r in lg.itertuples()) + ".")
     o.append("- The PowerAI DDL paper (arXiv 1708.02188) reports a scaling efficiency at 256 GPUs; its exact "
              "figure and which model it is for are not in the sources this project keeps "
-             "(`shared/hardware.md`), so the comparison is **not checked here**. Likewise Goyal et al.'s "
+             "(`platforms/SOURCES.md`), so the comparison is **not checked here**. Likewise Goyal et al.'s "
              "measured Big Basin efficiency is not checked here.")
     o.append("- Why the simulated efficiencies are high: the backward pass (120 ms for ResNet-50) hides most "
              "of each bucket's allreduce; only the last bucket(s) and the optimizer step remain exposed. The "
