@@ -6,11 +6,14 @@ CMAKE_FLAGS ?=
 
 DEB_PACKAGES := cmake g++ make pkg-config libsimgrid-dev libopenmpi-dev openmpi-bin \
 	libboost-program-options-dev catch2 nlohmann-json3-dev python3 time \
-	python3-pandas python3-matplotlib iproute2
+	python3-pandas python3-matplotlib iproute2 clang libclang-rt-dev python3-torch python3-torchvision python3-numpy
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build run test clean
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+
+.PHONY: all deps configure build run test fuzz clean
 
 all: build
 
@@ -40,6 +43,14 @@ run: build
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# libFuzzer under ASan + UBSan (fuzz/README.md): each target FUZZ_SECONDS, from its seed corpus.
+# A build of its own (clang, the fuzz targets and what they link only); MPI and CUDA are not used.
+fuzz: deps
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DDDL_FUZZ=ON \
+	  -DDDL_SANITIZE=address,undefined -DDDL_WITH_MPI=OFF -DDDL_WITH_CUDA=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target ddl_fuzzers
+	fuzz/run.sh $(FUZZ_BUILD)/bin $(FUZZ_SECONDS)
 
 clean:
 	rm -rf $(BUILD)

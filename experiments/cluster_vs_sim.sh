@@ -18,7 +18,8 @@
 # uplink is oversubscribed 2:1; why these rates: experiments/results/cluster_vs_sim/README.md),
 # ITERS (ddlrun -n, default 3), WARMUP (default 1), LAUNCHES (default 2), REPS (ddlcalibrate
 # --reps, default 5), OUT (default experiments/results/cluster_vs_sim), PYTHON (default
-# /usr/bin/python3), DDLCLUSTER_PREFIX (default ddlx), CONFIGS (default "a b").
+# /usr/bin/python3), DDLCLUSTER_PREFIX (default ddlx), CONFIGS (default "a b"), MAXBYTES (the
+# largest size, default 64M: smaller for a quick trial).
 # The machine's CPU time during every measured launch is recorded (cpu.csv): idle cores show
 # that the network, not the 2 cores, set the pace.
 set -euo pipefail
@@ -39,7 +40,8 @@ CONFIGS=${CONFIGS:-a b}
 export DDLCLUSTER_PREFIX=${DDLCLUSTER_PREFIX:-ddlx}
 CLUSTER=cluster/ddlcluster
 ALGOS=ring,ddl,rhd,dbtree,hier
-SIZES=(-b 64K -e 64M -f 4)
+MAXBYTES=${MAXBYTES:-64M}
+SIZES=(-b 64K -e "$MAXBYTES" -f 4)
 GANTT_SIZE=4M
 TIMEOUT=900
 
@@ -105,7 +107,7 @@ for c in $CONFIGS; do
   run "$CLUSTER" platform -o "$OUT/nominal_$c.xml"
   for i in $(seq "$LAUNCHES"); do
     echo "cluster_vs_sim.sh: config $c, launch $i of $LAUNCHES: calibrating, measuring" >&2
-    run "$CLUSTER" run -- -np "$P" "$DDLCALIBRATE" --nodes-per-leaf "$npl" --reps "$REPS" -b 8 -e 64M \
+    run "$CLUSTER" run -- -np "$P" "$DDLCALIBRATE" --nodes-per-leaf "$npl" --reps "$REPS" -b 8 -e 64M --network-maxbytes 16M \
       --timeout "$TIMEOUT" --output "$OUT/calibrated_$c.launch$i.xml" > "$OUT/calibrated_$c.launch$i.txt"
     measured "$c" natural "$i" "$OUT/measured_${c}_natural.launch$i.csv" --algo "$ALGOS" --dims "$dims"
     measured "$c" rings2 "$i" "$OUT/measured_${c}_rings2.launch$i.csv" --algo ddl --dims "$dims" --rings 2

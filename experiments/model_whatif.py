@@ -13,7 +13,7 @@ and that the unedited platform reproduces the run's simulated_<p>.csv.
 Variants (none of them is what ddlcalibrate writes; "as written" is the platform unchanged):
   one bus capacity          one capacity for every count of flows in flight, fitted to all the
                             contended points (what ddlcalibrate wrote before it fitted one per count)
-  bus without two_each_way  the bus capacities fitted as ddlcalibrate does (calibrate_platform.cpp,
+  bus without two_each_way  the bus capacities fitted as ddlcalibrate does (calibrate/platform_model.cpp,
                             choose_capacities: one per flow count) to the other patterns only
   bus per size              capacities fitted to each size's contended points alone, the case
                             simulated on a platform with the capacities of its size (its footprint)
@@ -145,7 +145,7 @@ def whatif(results, ddlsim, scratch):
         with open(os.path.join(results, f"calibrated_{p}.json")) as f:
             report = json.load(f)
         cal = Calibration(report)
-        # This file re-implements the capacity fit of calibrate_platform.cpp: it must give back
+        # This file re-implements the capacity fit of calibrate/platform_model.cpp: it must give back
         # the bus the platform was written with before its variants mean anything.
         if "bus_by_flows" in report["platform"]:
             written = {c["flows"]: c["bus_Bps"] / cal.R for c in report["platform"]["bus_by_flows"]}
@@ -154,7 +154,7 @@ def whatif(results, ddlsim, scratch):
             written, fitted = {None: report["platform"]["bus_Bps"] / cal.R}, {None: cal.fit_k(cal.points())}
         if fitted.keys() != written.keys() or any(abs(fitted[c] - k) > 1e-6 * k for c, k in written.items()):
             raise Failure(f"the capacity fit here ({fitted}) does not reproduce calibrated_{p}.json's bus by "
-                          f"flows ({written}, lone flows' worth): calibrate_platform.cpp changed")
+                          f"flows ({written}, lone flows' worth): calibrate/platform_model.cpp changed")
         by_size = report["reduce_float_by_size"]
         mem = report["platform"]["memory_bandwidth_Bps"] / 3
 

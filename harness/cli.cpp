@@ -1,6 +1,7 @@
 #include "harness/cli.hpp"
 
 #include "algorithms/error.hpp"
+#include "harness/arguments.hpp"
 #include "harness/sizes.hpp"
 
 namespace po = boost::program_options;
@@ -16,16 +17,19 @@ Format parse_format(std::string_view text) {
 
 void add_common_options(po::options_description& desc, const CommonDefaults& d) {
   const Options algo_defaults;
+  // clang-format off
   desc.add_options()
       ("minbytes,b", po::value<std::string>()->default_value(d.min_bytes), "smallest message size (8, 64K, 1M, 1G)")
       ("maxbytes,e", po::value<std::string>()->default_value(d.max_bytes), "largest message size")
-      ("stepfactor,f", po::value<std::size_t>()->default_value(2), "multiply the size by this between rows")
+      ("stepfactor,f", po::value<std::string>()->default_value("2"), "multiply the size by this between rows")
       ("dtype,d", po::value<std::string>()->default_value("float"),
        "element type: float, double, half, bfloat16, int32, int64")
       ("op,o", po::value<std::string>()->default_value("sum"), "reduction: sum, prod, min, max, avg")
-      ("iters,n", po::value<int>()->default_value(d.iters), ("timed iterations per size (time = their " + d.time_statistic + ")").c_str())
+      ("iters,n", po::value<int>()->default_value(d.iters),
+       ("timed iterations per size (time = their " + d.time_statistic + ")").c_str())
       ("warmup,w", po::value<int>()->default_value(d.warmup), "untimed iterations before them")
-      ("check,c", po::bool_switch(), "move real data and count wrong elements (#wrong)")
+      ("check,c", po::value<std::string>()->default_value("0")->implicit_value("1"),
+       "move real data and count wrong elements (#wrong): -c, -c 1 or --check; -c 0 is off")
       ("algo", po::value<std::string>()->default_value(d.algo),
        "algorithm name, comma-separated names, or 'all' (every allreduce algorithm)")
       ("dims", po::value<std::string>(), "logical grid, innermost first, e.g. 4x8x8")
@@ -37,26 +41,62 @@ void add_common_options(po::options_description& desc, const CommonDefaults& d) 
       ("methods", po::value<std::string>(),
        "ddl: exchange per dimension, one per dimension of the grid: ring or hd (halving-doubling, "
        "power-of-two extents), e.g. ring,hd (default: ring everywhere)");
+  // clang-format on
 }
+
+namespace {
+
+// Larger counts overflow the iteration loops' int (-w + -n) and are days of running anyway.
+constexpr long long kMaxIterations = 10'000'000;
+constexpr long long kMaxRings = 1024;
+
+int int_flag(const po::variables_map& vm, const char* flag, long long min, long long max) {
+  const int value = vm[flag].as<int>();
+  if (value < min || value > max)
+    throw InvalidArgument(
+        "--" + std::string(flag) + " must be " +
+        (value < min ? "at least " + std::to_string(min) : "at most " + std::to_string(max)) +
+        ", got " + std::to_string(value));
+  return value;
+}
+
+bool check_flag(const std::string& text) {
+  if (text == "1") return true;
+  if (text == "0") return false;
+  throw InvalidArgument("bad --check '" + text +
+                        "': give -c 0 or -c 1 (nccl-tests), or --check alone");
+}
+
+// A size that is not whole elements would be rounded down in silence: 1 B of float is no float.
+// The sweep multiplies -b by an integer, so -b being whole elements makes every size whole.
+void require_whole_elements(std::size_t min_bytes, DType dtype) {
+  const std::size_t elem = dtype_size(dtype);
+  if (min_bytes % elem != 0)
+    throw InvalidArgument("--minbytes " + std::to_string(min_bytes) + " is not a whole number of " +
+                          std::string(to_string(dtype)) + " elements (" + std::to_string(elem) +
+                          " B each): give a multiple of " + std::to_string(elem) + " bytes");
+}
+
+}  // namespace
 
 CommonOptions read_common_options(const po::variables_map& vm) {
   CommonOptions o;
   const std::size_t min_bytes = parse_size(vm["minbytes"].as<std::string>());
   const std::size_t max_bytes = parse_size(vm["maxbytes"].as<std::string>());
-  o.sizes = size_sweep(min_bytes, max_bytes, vm["stepfactor"].as<std::size_t>());
+  const auto factor = static_cast<std::size_t>(
+      parse_integer(vm["stepfactor"].as<std::string>(), "stepfactor", 0, 1LL << 40));
+  o.sizes = size_sweep(min_bytes, max_bytes, factor);
   o.dtype = parse_dtype(vm["dtype"].as<std::string>());
+  require_whole_elements(o.sizes.front(), o.dtype);
   o.op = parse_reduce_op(vm["op"].as<std::string>());
-  o.iters = vm["iters"].as<int>();
-  o.warmup = vm["warmup"].as<int>();
-  if (o.iters < 1) throw InvalidArgument("--iters must be at least 1, got " + std::to_string(o.iters));
-  if (o.warmup < 0) throw InvalidArgument("--warmup must be >= 0, got " + std::to_string(o.warmup));
-  o.check = vm["check"].as<bool>();
+  o.iters = int_flag(vm, "iters", 1, kMaxIterations);
+  o.warmup = int_flag(vm, "warmup", 0, kMaxIterations);
+  o.check = check_flag(vm["check"].as<std::string>());
   o.algos = resolve_algorithms(vm["algo"].as<std::string>());
   if (vm.count("dims")) o.dims = Dims::parse(vm["dims"].as<std::string>());
   o.format = parse_format(vm["format"].as<std::string>());
   o.segment_bytes = parse_size(vm["segment"].as<std::string>());
-  o.rings = vm["rings"].as<int>();
-  if (o.rings < 1) throw InvalidArgument("--rings must be at least 1, got " + std::to_string(o.rings));
+  o.rings = int_flag(vm, "rings", 1, kMaxRings);
   if (vm.count("methods")) o.methods = parse_methods(vm["methods"].as<std::string>());
   return o;
 }
@@ -72,8 +112,10 @@ std::vector<std::string> resolve_algorithms(std::string_view spec) {
   std::size_t pos = 0;
   while (true) {
     const std::size_t comma = spec.find(',', pos);
-    const std::string_view name = spec.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
-    if (name.empty()) throw InvalidArgument("bad --algo '" + std::string(spec) + "': empty algorithm name");
+    const std::string_view name =
+        spec.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
+    if (name.empty())
+      throw InvalidArgument("bad --algo '" + std::string(spec) + "': empty algorithm name");
     names.push_back(find_algorithm(name).name);  // throws, listing the known names
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
@@ -86,14 +128,15 @@ std::vector<IntraMethod> parse_methods(std::string_view spec) {
   std::size_t pos = 0;
   while (true) {
     const std::size_t comma = spec.find(',', pos);
-    const std::string_view name = spec.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
+    const std::string_view name =
+        spec.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
     if (name == "ring")
       methods.push_back(IntraMethod::ring);
     else if (name == "hd")
       methods.push_back(IntraMethod::halving_doubling);
     else
-      throw InvalidArgument("bad --methods '" + std::string(spec) + "': unknown method '" + std::string(name) +
-                            "' (known: ring, hd)");
+      throw InvalidArgument("bad --methods '" + std::string(spec) + "': unknown method '" +
+                            std::string(name) + "' (known: ring, hd)");
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
   }
@@ -102,8 +145,9 @@ std::vector<IntraMethod> parse_methods(std::string_view spec) {
 
 Options algorithm_options(const CommonOptions& common, const Dims& dims) {
   if (!common.methods.empty() && common.methods.size() != static_cast<std::size_t>(dims.count()))
-    throw InvalidArgument("--methods gives " + std::to_string(common.methods.size()) + " method(s) but dims '" +
-                          dims.to_string() + "' have " + std::to_string(dims.count()) + " dimension(s)");
+    throw InvalidArgument("--methods gives " + std::to_string(common.methods.size()) +
+                          " method(s) but dims '" + dims.to_string() + "' have " +
+                          std::to_string(dims.count()) + " dimension(s)");
   Options opts;
   opts.methods = common.methods;
   opts.dims = dims;

@@ -1,10 +1,11 @@
 // ddltrace: turn a trace written by `ddlsim --trace` or `ddlrun --trace` into Chrome trace JSON,
 // which Perfetto (ui.perfetto.dev) and chrome://tracing open: one process per rank.
 #include <boost/program_options.hpp>
-#include <fstream>
 #include <iostream>
 
 #include "algorithms/error.hpp"
+#include "harness/arguments.hpp"
+#include "harness/output_file.hpp"
 #include "harness/trace.hpp"
 
 namespace po = boost::program_options;
@@ -22,13 +23,7 @@ int run(int argc, char** argv) {
   all.add(desc).add(hidden);
   po::positional_options_description positional;
   positional.add("trace", 1);
-  po::variables_map vm;
-  try {
-    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InvalidArgument(std::string(e.what()) + " (see ddltrace --help)");
-  }
+  const po::variables_map vm = harness::parse_arguments(argc, argv, all, "ddltrace", positional);
   if (vm.count("help")) {
     std::cout << "Usage: ddltrace TRACE.{csv,jsonl} --chrome OUT.json\n\n"
                  "Converts a ddlsim/ddlrun trace (harness/README.md, \"Traces\") to Chrome trace JSON:\n"
@@ -39,17 +34,19 @@ int run(int argc, char** argv) {
   }
   if (!vm.count("trace")) throw InvalidArgument("no trace file given (see ddltrace --help)");
   if (!vm.count("chrome")) throw InvalidArgument("nothing to do: give --chrome OUT.json (see ddltrace --help)");
-  const std::vector<harness::TraceEvent> events = harness::read_trace_file(vm["trace"].as<std::string>());
+  const std::string trace_path = vm["trace"].as<std::string>();
   const std::string out_path = vm["chrome"].as<std::string>();
+  // Before reading anything: `ddltrace t.csv --chrome t.csv` would replace the trace.
+  check_distinct_files({trace_path}, {out_path});
+  check_writable(out_path);
+  const std::vector<harness::TraceEvent> events = harness::read_trace_file(trace_path);
   if (out_path == "-") {
     harness::write_chrome_trace(std::cout, events);
     return 0;
   }
-  std::ofstream out(out_path);
-  if (!out) throw InvalidArgument("cannot write '" + out_path + "'");
-  harness::write_chrome_trace(out, events);
-  out.close();
-  if (!out) throw BackendError("writing '" + out_path + "' failed");
+  AtomicOutput out(out_path);
+  harness::write_chrome_trace(out.stream(), events);
+  out.commit();
   return 0;
 }
 

@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
+#include <fstream>
 #include <istream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
+#include <utility>
 
 #include "algorithms/error.hpp"
 
@@ -47,6 +50,31 @@ T parse_number(std::string_view cell, const char* column, const std::string& sou
   return value;
 }
 
+// What a recorded event can hold: a NaN or infinite time, a negative rank or an end before the
+// start would export as nonsense (or crash a viewer), so reading refuses them, naming the line.
+// Names are identifiers ("ring", "reduce_scatter"): printable ASCII, no comma or quote. Other
+// bytes would shift csv columns or, not being UTF-8, make the JSON export throw.
+void check_name(const std::string& name, const char* column, const std::string& source,
+                std::size_t line) {
+  for (const char c : name)
+    if (c < 0x21 || c > 0x7e || c == ',' || c == '"')
+      bad_line(source, line,
+               std::string(column) + " must be printable ASCII without spaces, commas or quotes");
+}
+
+void check_event(const TraceEvent& e, const std::string& source, std::size_t line) {
+  check_name(e.algo, "algo", source, line);
+  check_name(e.phase, "phase", source, line);
+  if (!std::isfinite(e.start_us) || !std::isfinite(e.end_us))
+    bad_line(source, line, "start_us and end_us must be finite numbers");
+  if (e.end_us < e.start_us) bad_line(source, line, "end_us is before start_us");
+  if (e.rank < 0) bad_line(source, line, "rank " + std::to_string(e.rank) + " is negative");
+  if (e.peer < -1) bad_line(source, line, "peer " + std::to_string(e.peer) + " is below -1 (none)");
+  if (e.tag < -1) bad_line(source, line, "tag " + std::to_string(e.tag) + " is below -1 (none)");
+  if (e.dimension < -1)
+    bad_line(source, line, "dim " + std::to_string(e.dimension) + " is below -1 (none)");
+}
+
 std::vector<std::string_view> split_cells(std::string_view text) {
   std::vector<std::string_view> cells;
   std::size_t pos = 0;
@@ -78,6 +106,7 @@ TraceEvent event_from_cells(const std::vector<std::string_view>& c, const std::s
   e.dimension = parse_number<int>(c[9], "dim", source, line);
   e.start_us = parse_number<double>(c[10], "start_us", source, line);
   e.end_us = parse_number<double>(c[11], "end_us", source, line);
+  check_event(e, source, line);
   return e;
 }
 
@@ -86,6 +115,21 @@ nlohmann::json to_json(const TraceEvent& e) {
           {"rank", e.rank},   {"kind", to_string(e.kind)}, {"peer", e.peer},
           {"bytes", e.bytes}, {"tag", e.tag},        {"phase", e.phase},
           {"dim", e.dimension}, {"start_us", e.start_us}, {"end_us", e.end_us}};
+}
+
+// An integer field, checked: nlohmann's get<int>() converts 1e112 (undefined behaviour) and
+// wraps 4294967297 to 1 without a word (found by fuzz_trace).
+template <typename T>
+T json_integer(const nlohmann::json& j, const char* key, const std::string& source,
+               std::size_t line) {
+  const nlohmann::json& v = j.at(key);
+  if (!v.is_number_integer())
+    bad_line(source, line, std::string(key) + " must be an integer, got " + v.dump());
+  const bool fits = v.is_number_unsigned() ? std::in_range<T>(v.get<std::uint64_t>())
+                                           : std::in_range<T>(v.get<std::int64_t>());
+  if (!fits) bad_line(source, line, std::string(key) + " " + v.dump() + " is out of range");
+  return v.is_number_unsigned() ? static_cast<T>(v.get<std::uint64_t>())
+                                : static_cast<T>(v.get<std::int64_t>());
 }
 
 TraceEvent event_from_json(const std::string& text, const std::string& source, std::size_t line) {
@@ -102,15 +146,15 @@ TraceEvent event_from_json(const std::string& text, const std::string& source, s
   std::string kind;
   try {
     e.algo = j.at("algo").get<std::string>();
-    e.size = j.at("size").get<std::size_t>();
-    e.iteration = j.at("iteration").get<int>();
-    e.rank = j.at("rank").get<int>();
+    e.size = json_integer<std::size_t>(j, "size", source, line);
+    e.iteration = json_integer<int>(j, "iteration", source, line);
+    e.rank = json_integer<int>(j, "rank", source, line);
     kind = j.at("kind").get<std::string>();
-    e.peer = j.at("peer").get<int>();
-    e.bytes = j.at("bytes").get<std::size_t>();
-    e.tag = j.at("tag").get<int>();
+    e.peer = json_integer<int>(j, "peer", source, line);
+    e.bytes = json_integer<std::size_t>(j, "bytes", source, line);
+    e.tag = json_integer<int>(j, "tag", source, line);
     e.phase = j.at("phase").get<std::string>();
-    e.dimension = j.at("dim").get<int>();
+    e.dimension = json_integer<int>(j, "dim", source, line);
     e.start_us = j.at("start_us").get<double>();
     e.end_us = j.at("end_us").get<double>();
   } catch (const nlohmann::json::exception& err) {
@@ -121,6 +165,7 @@ TraceEvent event_from_json(const std::string& text, const std::string& source, s
   } catch (const InvalidArgument& err) {
     bad_line(source, line, err.what());
   }
+  check_event(e, source, line);
   return e;
 }
 
@@ -198,21 +243,30 @@ std::vector<TraceEvent> read_trace(std::istream& in, TraceFormat format, const s
 
 std::vector<TraceEvent> read_trace_file(const std::string& path) {
   const TraceFormat format = trace_format_for(path);
+  check_readable(path, "trace file");
   std::ifstream in(path);
   if (!in) throw InvalidArgument("cannot read trace file '" + path + "': " + std::strerror(errno));
   return read_trace(in, format, path);
 }
 
 TraceFile::TraceFile(const std::string& path) : path_(path), format_(trace_format_for(path)) {
-  out_.open(path);
-  if (!out_) throw InvalidArgument("cannot write trace file '" + path + "': " + std::strerror(errno));
+  try {
+    out_ = std::make_unique<AtomicOutput>(path);
+  } catch (const InvalidArgument& e) {
+    // "cannot write PATH: why" -> "cannot write trace file 'PATH': why"
+    const std::string what = e.what();
+    const std::string prefix = "cannot write " + path + ": ";
+    const std::string why = what.starts_with(prefix) ? what.substr(prefix.size()) : what;
+    throw InvalidArgument("cannot write trace file '" + path + "': " + why);
+  }
 }
 
 void TraceFile::close() {
-  out_.flush();
-  const bool ok = static_cast<bool>(out_);
-  out_.close();
-  if (!ok || out_.fail()) throw BackendError("writing trace file '" + path_ + "' failed");
+  try {
+    out_->commit();
+  } catch (const Error& e) {
+    throw BackendError("writing trace file '" + path_ + "' failed: " + e.what());
+  }
 }
 
 void write_chrome_trace(std::ostream& out, const std::vector<TraceEvent>& events) {

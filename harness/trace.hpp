@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstddef>
-#include <fstream>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "harness/output_file.hpp"
 
 namespace ddl::harness {
 
@@ -56,19 +58,22 @@ std::vector<TraceEvent> read_trace(std::istream& in, TraceFormat format, const s
 std::vector<TraceEvent> read_trace_file(const std::string& path);
 
 // A trace file opened before the run, so a bad --trace (extension, unwritable place) stops the
-// tool before it spends time on the run, with one message naming the path.
+// tool before it spends time on the run, with one message naming the path. It is written
+// all-or-nothing (ddl::AtomicOutput): until close() the events go to a temporary file beside
+// it, so a run that fails (or is killed) leaves an existing file at PATH as it was.
 class TraceFile {
  public:
   explicit TraceFile(const std::string& path);
   TraceFormat format() const { return format_; }
-  std::ostream& stream() { return out_; }
-  // Flushes and closes; throws BackendError naming the path if anything failed to write.
+  std::ostream& stream() { return out_->stream(); }
+  // Flushes and moves the file into place; throws BackendError naming the path if anything
+  // failed to write.
   void close();
 
  private:
   std::string path_;
   TraceFormat format_;
-  std::ofstream out_;
+  std::unique_ptr<AtomicOutput> out_;
 };
 
 // Chrome trace JSON (the "Trace Event Format"): {"traceEvents": [...]}, one complete ("X") event

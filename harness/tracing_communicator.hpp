@@ -1,6 +1,7 @@
 // A decorator that records every operation of the Communicator it wraps as a TraceEvent, for
 // any backend (loopback, simulator, MPI, CUDA) without the backend knowing. Everything is
-// forwarded unchanged; the decorator only reads the clock around each call.
+// forwarded unchanged (ForwardingCommunicator); the decorator only reads the clock around
+// each call.
 //
 // Timing: a send, receive or compute starts when it is posted and ends when its wait returns
 // (so `end` is when this rank learned of the completion, never earlier than the completion
@@ -15,17 +16,17 @@
 #include <unordered_map>
 #include <vector>
 
-#include "algorithms/communicator.hpp"
+#include "algorithms/forwarding_communicator.hpp"
 #include "harness/trace.hpp"
 
 namespace ddl::harness {
 
-class TracingCommunicator : public Communicator {
+class TracingCommunicator : public ForwardingCommunicator {
  public:
   // Recorded times are (inner.now() + clock_offset_s) in microseconds: 0 on the simulator,
   // on real backends the offset that maps this rank's clock onto the common time base.
   explicit TracingCommunicator(Communicator& inner, double clock_offset_s = 0)
-      : inner_(inner), offset_s_(clock_offset_s) {}
+      : ForwardingCommunicator(inner), offset_s_(clock_offset_s) {}
 
   // Which collective run the following events belong to; also clears the phase annotation.
   void set_context(const std::string& algo, std::size_t size, int iteration);
@@ -33,9 +34,6 @@ class TracingCommunicator : public Communicator {
   // The events recorded so far (operations still in flight are not among them).
   std::vector<TraceEvent> take_events();
 
-  int rank() const override { return inner_.rank(); }
-  int size() const override { return inner_.size(); }
-  double now() override { return inner_.now(); }
   Request isend(int peer, ConstView data, int tag) override;
   Request irecv(int peer, MutView data, int tag) override;
   void wait(Request& r) override;
@@ -43,8 +41,6 @@ class TracingCommunicator : public Communicator {
   void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override;
   void copy(MutView dst, ConstView src) override;
   void divide(MutView inout, DType type, std::size_t divisor) override;
-  MutView acquire_scratch(std::size_t bytes) override { return inner_.acquire_scratch(bytes); }
-  void release_scratch(MutView scratch) override { inner_.release_scratch(scratch); }
   Request compute(double seconds) override;
   void set_phase(const char* phase, int dimension) override;
 
@@ -56,7 +52,6 @@ class TracingCommunicator : public Communicator {
   // Keeps the event open until its request is waited; a null request completed already.
   Request track(Request r);
 
-  Communicator& inner_;
   const double offset_s_;
   std::string algo_;
   std::size_t size_ = 0;

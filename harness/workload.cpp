@@ -1,6 +1,7 @@
 #include "harness/workload.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <numeric>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include "algorithms/error.hpp"
+#include "harness/output_file.hpp"
 
 namespace ddl::harness {
 
@@ -22,6 +24,19 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b + 1));
 }
 
+// Limits that keep every derived quantity exact: 2^40 parameters are 4 TiB of fp32 gradients,
+// far past any model, and their byte count cannot wrap a 64-bit size (2^62 parameters wrapped to
+// 0 gradient bytes).
+constexpr std::uint64_t kMaxParams = std::uint64_t{1} << 40;
+constexpr double kMaxIterationMs = 3.6e6;  // an hour for one training iteration on one GPU
+constexpr double kMaxBackwardToForward = 1000;
+
+std::string spelled(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
 std::uint64_t parse_count(const std::string& text, const std::string& where, const char* what) {
   std::uint64_t v = 0;
   const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
@@ -30,16 +45,17 @@ std::uint64_t parse_count(const std::string& text, const std::string& where, con
   return v;
 }
 
-double parse_positive(const std::string& text, const std::string& where, const char* what) {
-  std::size_t used = 0;
+// A finite number in (0, max]: "inf" would stall the simulator (an endless compute) and the
+// real backend (a busy-wait as long as --timeout), "nan" poisons every time it touches.
+double parse_positive(const std::string& text, const std::string& where, const char* what,
+                      double max) {
   double v = 0;
-  try {
-    v = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || !(v > 0))
-    throw InvalidArgument(where + ": " + what + " '" + text + "' is not a positive number");
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v) ||
+      !(v > 0))
+    throw InvalidArgument(where + ": " + what + " '" + text + "' is not a positive finite number");
+  if (v > max)
+    throw InvalidArgument(where + ": " + what + " '" + text + "' is larger than " + spelled(max));
   return v;
 }
 
@@ -53,7 +69,9 @@ std::size_t Workload::total_params() const {
 
 Workload parse_workload(std::istream& in, const std::string& source) {
   std::map<std::string, std::string> params;
+  std::map<std::string, std::size_t> param_lines;  // where each parameter was given
   Workload w;
+  std::uint64_t total_params = 0, total_macs = 0;
   bool header_seen = false;
   std::string line;
   for (std::size_t number = 1; std::getline(in, line); ++number) {
@@ -68,6 +86,7 @@ Workload parse_workload(std::istream& in, const std::string& source) {
       const std::string key = body.substr(0, eq);
       if (!params.emplace(key, trim(std::string_view(body).substr(eq + 3))).second)
         throw InvalidArgument(where + ": parameter '" + key + "' given twice");
+      param_lines[key] = number;
       continue;
     }
     if (!header_seen) {
@@ -81,8 +100,16 @@ Workload parse_workload(std::istream& in, const std::string& source) {
     for (std::string cell; std::getline(row, cell, ',');) cells.push_back(trim(cell));
     if (cells.size() != 4 || cells[0].empty())
       throw InvalidArgument(where + ": expected 4 cells (" + std::string(kHeader) + "), got '" + text + "'");
-    w.layers.push_back({cells[0], cells[1], static_cast<std::size_t>(parse_count(cells[2], where, "params")),
-                        parse_count(cells[3], where, "forward_macs")});
+    const std::uint64_t layer_params = parse_count(cells[2], where, "params");
+    const std::uint64_t layer_macs = parse_count(cells[3], where, "forward_macs");
+    total_params += layer_params;  // both below 2^40: no wrap
+    if (layer_params > kMaxParams || total_params > kMaxParams)
+      throw InvalidArgument(where + ": params: the layers so far hold " +
+                            std::to_string(total_params) +
+                            " parameters, more than the 2^40 a workload may have");
+    if (__builtin_add_overflow(total_macs, layer_macs, &total_macs))
+      throw InvalidArgument(where + ": forward_macs: the layers' multiply-adds overflow 2^64");
+    w.layers.push_back({cells[0], cells[1], static_cast<std::size_t>(layer_params), layer_macs});
   }
   if (!header_seen) throw InvalidArgument(source + ": no header line '" + std::string(kHeader) + "'");
   if (w.layers.empty()) throw InvalidArgument(source + ": no layers");
@@ -91,27 +118,35 @@ Workload parse_workload(std::istream& in, const std::string& source) {
     if (it == params.end()) throw InvalidArgument(source + ": missing parameter '# " + std::string(key) + " = ...'");
     return it->second;
   };
+  const auto at = [&](const char* key) { return source + ":" + std::to_string(param_lines[key]); };
   w.model = take("model");
-  w.reference_batch = static_cast<std::size_t>(parse_count(take("reference_batch"), source, "reference_batch"));
-  if (w.reference_batch == 0) throw InvalidArgument(source + ": reference_batch must be positive");
-  w.reference_iteration_s = parse_positive(take("reference_iteration_ms"), source, "reference_iteration_ms") * 1e-3;
-  w.backward_to_forward = parse_positive(take("backward_to_forward"), source, "backward_to_forward");
-  std::uint64_t macs = 0;
-  for (const Layer& l : w.layers) macs += l.forward_macs;
+  w.reference_batch = static_cast<std::size_t>(
+      parse_count(take("reference_batch"), at("reference_batch"), "reference_batch"));
+  if (w.reference_batch == 0 || w.reference_batch > 1'000'000)
+    throw InvalidArgument(at("reference_batch") + ": reference_batch must be 1 to 1000000 images");
+  w.reference_iteration_s =
+      parse_positive(take("reference_iteration_ms"), at("reference_iteration_ms"),
+                     "reference_iteration_ms", kMaxIterationMs) *
+      1e-3;
+  w.backward_to_forward = parse_positive(take("backward_to_forward"), at("backward_to_forward"),
+                                         "backward_to_forward", kMaxBackwardToForward);
+  const std::uint64_t macs = total_macs;
   if (macs == 0) throw InvalidArgument(source + ": the layers have no forward multiply-adds");
   // The totals are optional cross-checks: a hand-edited row that breaks them is caught here.
   if (params.count("total_params") &&
-      parse_count(params["total_params"], source, "total_params") != w.total_params())
+      parse_count(params["total_params"], at("total_params"), "total_params") != w.total_params())
     throw InvalidArgument(source + ": the layers hold " + std::to_string(w.total_params()) +
                           " parameters, total_params says " + params["total_params"]);
   if (params.count("total_forward_macs") &&
-      parse_count(params["total_forward_macs"], source, "total_forward_macs") != macs)
+      parse_count(params["total_forward_macs"], at("total_forward_macs"), "total_forward_macs") !=
+          macs)
     throw InvalidArgument(source + ": the layers hold " + std::to_string(macs) +
                           " multiply-adds, total_forward_macs says " + params["total_forward_macs"]);
   return w;
 }
 
 Workload load_workload(const std::string& path) {
+  check_readable(path, "workload file");  // a directory "opens" and reads as empty
   std::ifstream in(path);
   if (!in) throw InvalidArgument("cannot open workload file '" + path + "'");
   return parse_workload(in, path);

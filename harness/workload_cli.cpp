@@ -1,6 +1,7 @@
 #include "harness/workload_cli.hpp"
 
 #include "algorithms/error.hpp"
+#include "harness/arguments.hpp"
 #include "harness/sizes.hpp"
 
 namespace po = boost::program_options;
@@ -34,6 +35,10 @@ void add_workload_options(po::options_description& desc) {
 }
 
 WorkloadChoice read_workload_options(const po::variables_map& vm, const std::string& workloads_dir) {
+  // The collective sweep's flags mean nothing here: refusing them beats ignoring them.
+  refuse_given(vm, {"minbytes", "maxbytes", "stepfactor", "dtype", "op"},
+               "does not go with --workload: it allreduces the workload's float gradients in "
+               "buckets (sizes from the workload file, --bucket and --first-bucket)");
   WorkloadChoice w;
   const std::string name = vm["workload"].as<std::string>();
   w.file = name.size() > 4 && name.ends_with(".csv") ? name : workload_path(name, workloads_dir);

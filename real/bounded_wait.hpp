@@ -19,8 +19,12 @@ namespace ddl {
 template <typename Done, typename Describe, typename OnTimeout>
 void poll_until(Done&& done, double timeout_s, Describe&& describe, OnTimeout&& on_timeout, bool quiet = false) {
   using clock = std::chrono::steady_clock;
-  const auto deadline =
-      clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(timeout_s));
+  // Clamped: a deadline past ~9.2e9 s overflows the clock's nanoseconds into the past, so a
+  // huge timeout would expire at once (the tools refuse more than kMaxTimeout anyway).
+  constexpr double kLongest = 1e9;
+  const double bounded_s = timeout_s < kLongest ? timeout_s : kLongest;
+  const auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(
+                                           std::chrono::duration<double>(bounded_s));
   // A short spin catches the common case (the message is nearly there) at full speed.
   constexpr int kSpins = 100;
   for (unsigned long polls = 0;; ++polls) {

@@ -12,11 +12,13 @@
 
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
+#include "harness/arguments.hpp"
 #include "harness/cli.hpp"
 #include "harness/report.hpp"
 #include "harness/sizes.hpp"
 #include "harness/trace.hpp"
 #include "harness/tracing_communicator.hpp"
+#include "real/bounded_mpi.hpp"
 #include "real/device_setup.hpp"
 #include "real/mpi_communicator.hpp"
 #include "real/mpi_error.hpp"
@@ -31,6 +33,11 @@ namespace po = boost::program_options;
 using namespace ddl;
 
 namespace {
+
+// How long rank 0 waits for the other ranks to answer after a timeout (unresponsive_ranks), and
+// how long MPI_Finalize may take (the ranks have all finished their work by then).
+constexpr double kAnswerGrace = 2.0;
+constexpr double kFinalizeBound = 60.0;
 
 struct RunArguments {
   bool help = false;
@@ -86,30 +93,27 @@ RunArguments parse(int argc, char** argv, po::options_description& desc) {
   defaults.time_statistic = "median";
   desc.add_options()("help,h", "this help");
   harness::add_common_options(desc, defaults);
+  // clang-format off
   desc.add_options()
       ("memory", po::value<std::string>()->default_value("host"), "buffers in host or cuda (GPU) memory")
       ("transport", po::value<std::string>()->default_value("mpi"),
        "mpi (CUDA-aware if Open MPI supports it, else staged through pinned host memory) or nccl")
       ("baseline", po::value<std::string>(), "mpi: also time MPI_Allreduce on the same buffers")
-      ("timeout", po::value<double>()->default_value(MpiCommunicator::kDefaultTimeout),
-       "seconds any single wait may take before the run stops with an error");
+      ("timeout", po::value<std::string>()->default_value("300"),
+       "seconds any single wait may take before the run stops with an error (finite, at most 1e6)");
+  // clang-format on
   desc.add_options()("trace", po::value<std::string>(), harness::kTraceFlagHelp);
   add_workload_options(desc);
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InvalidArgument(std::string(e.what()) + " (see ddlrun --help)");
-  }
+  const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlrun");
   RunArguments a;
   if (vm.count("help")) {
     a.help = true;
     return a;
   }
   a.common = harness::read_common_options(vm);
-  a.setup = parse_setup(vm["memory"].as<std::string>(), vm["transport"].as<std::string>(),
-                        vm["timeout"].as<double>());
+  a.setup =
+      parse_setup(vm["memory"].as<std::string>(), vm["transport"].as<std::string>(),
+                  harness::parse_seconds(vm["timeout"].as<std::string>(), "timeout", kMaxTimeout));
   if (vm.count("baseline")) {
     const std::string b = vm["baseline"].as<std::string>();
     if (b != "mpi") throw InvalidArgument("unknown --baseline '" + b + "' (known: mpi)");
@@ -122,6 +126,25 @@ RunArguments parse(int argc, char** argv, po::options_description& desc) {
     harness::trace_format_for(*a.trace);  // a bad extension fails alike on every rank
   }
   return a;
+}
+
+// Checked before any buffer is allocated: `-e 1T` otherwise ends in a bare std::bad_alloc (or the
+// kernel's OOM killer) on every rank. A rank holds its buffer, scratch of about the same size and,
+// with --check, a host copy; the ranks of a node share its memory.
+void check_host_memory(const RunArguments& a, const NodeLayout& layout) {
+  const double max_bytes = static_cast<double>(a.common.sizes.back());
+  const double per_rank = (a.setup.memory == "host" ? 2.0 : 0.0) + (a.common.check ? 1.0 : 0.0);
+  const double need = per_rank * max_bytes * layout.ranks_per_node;
+  const double have =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (need > have / 2)
+    throw InvalidArgument(
+        "-e " + harness::format_size(a.common.sizes.back()) + " on " +
+        std::to_string(layout.ranks_per_node) + " rank(s) per node needs about " +
+        std::to_string(static_cast<long long>(need / (1 << 30))) +
+        " GiB of host memory (buffer, scratch" + (a.common.check ? ", --check copy" : "") +
+        " per rank), more than half of this node's " +
+        std::to_string(static_cast<long long>(have / (1 << 30))) + " GiB: lower -e");
 }
 
 int online_cores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
@@ -160,7 +183,9 @@ int run(int argc, char** argv) {
   } catch (const Error& e) {
     local.error = e.what();
   }
-  if (const auto why = disagreement(MPI_COMM_WORLD, local)) {
+  // Every wait from here on is bounded by --timeout (300 s when the flags did not parse).
+  const double timeout_s = args.setup.timeout_s;
+  if (const auto why = disagreement(MPI_COMM_WORLD, local, timeout_s)) {
     if (rank == 0) std::cerr << "ddlrun: " << *why << "\n";
     return 2;
   }
@@ -168,16 +193,18 @@ int run(int argc, char** argv) {
     if (rank == 0) print_help(std::cout, desc);
     return 0;
   }
+  record_ranks(MPI_COMM_WORLD, timeout_s);  // so a timed-out wait can name a stopped rank
 
   // Every rank reaches the same verdict here (the layout comes from collectives), so a bad
   // grid is reported once by rank 0 and every rank exits, as for a bad flag.
   NodeLayout layout;
   Dims dims;
   try {
-    layout = node_layout(MPI_COMM_WORLD);
+    layout = node_layout(MPI_COMM_WORLD, timeout_s);
     dims = args.common.dims ? *args.common.dims : layout.dims;
     dims.require_world(size);
     harness::algorithm_options(args.common, dims);  // throws when --methods does not fit the grid
+    if (!args.workload) check_host_memory(args, layout);
   } catch (const InvalidArgument& e) {
     if (rank == 0) std::cerr << "ddlrun: " << e.what() << "\n";
     return 2;
@@ -186,7 +213,7 @@ int run(int argc, char** argv) {
   // --trace: rank 0 opens the file before anything runs, so a bad path stops every rank at once.
   std::optional<harness::TraceFile> trace_file;
   if (args.trace)
-    if (const auto why = open_trace_on_root(MPI_COMM_WORLD, *args.trace, trace_file)) {
+    if (const auto why = open_trace_on_root(MPI_COMM_WORLD, *args.trace, trace_file, timeout_s)) {
       if (rank == 0) std::cerr << "ddlrun: " << *why << "\n";
       return 2;
     }
@@ -194,7 +221,7 @@ int run(int argc, char** argv) {
   ClockAlignment clock;
   std::optional<harness::TracingCommunicator> traced;
   if (args.trace) {
-    clock = align_clock(backend->comm(), MPI_COMM_WORLD);
+    clock = align_clock(backend->comm(), MPI_COMM_WORLD, timeout_s);
     traced.emplace(backend->comm(), clock.offset_s);
   }
 
@@ -219,7 +246,8 @@ int run(int argc, char** argv) {
   Communicator& comm = traced ? static_cast<Communicator&>(*traced) : backend->comm();
   const std::vector<TimedCase> cases = run_timed_sweep(comm, MPI_COMM_WORLD, backend->space(), cfg);
   if (traced)
-    write_gathered_trace(MPI_COMM_WORLD, harness::trace_format_for(*args.trace), traced->take_events(), trace_file);
+    write_gathered_trace(MPI_COMM_WORLD, harness::trace_format_for(*args.trace),
+                         traced->take_events(), trace_file, timeout_s);
   if (rank != 0) return 0;
   std::vector<harness::Row> rows;
   for (const TimedCase& c : cases) {
@@ -246,10 +274,19 @@ int main(int argc, char** argv) {
   int rc = 0;
   try {
     rc = run(argc, argv);
+  } catch (const Timeout& e) {
+    // A wait ran out: ask which ranks are still there, so the message names the one that is not
+    // (the wait itself knows only whom it waited for, perhaps a rank that waits on another).
+    abort_world("ddlrun",
+                std::string(e.what()) + "; " + unresponsive_ranks(MPI_COMM_WORLD, kAnswerGrace), 1);
   } catch (const std::exception& e) {
     // Past the argument check the ranks may be anywhere in the sweep: stop them all.
     abort_world("ddlrun", e.what(), 1);
   }
-  MPI_Finalize();
+  {
+    // MPI_Finalize synchronises with every rank: bounded like any other wait.
+    const WatchdogGuard guard(kFinalizeBound, "MPI_Finalize");
+    MPI_Finalize();
+  }
   return rc;
 }

@@ -1,5 +1,7 @@
 #include "real/device_setup.hpp"
 
+#include <cmath>
+
 #include "algorithms/error.hpp"
 #include "real/mpi_communicator.hpp"
 #include "real/timed_sweep.hpp"
@@ -31,7 +33,10 @@ RunSetup parse_setup(const std::string& memory, const std::string& transport, do
     throw InvalidArgument("unknown --memory '" + memory + "' (known: host, cuda)");
   if (transport != "mpi" && transport != "nccl")
     throw InvalidArgument("unknown --transport '" + transport + "' (known: mpi, nccl)");
-  if (!(timeout_s > 0)) throw InvalidArgument("--timeout must be a positive number of seconds");
+  if (!(timeout_s > 0) || !std::isfinite(timeout_s) || timeout_s > kMaxTimeout)
+    throw InvalidArgument("--timeout must be a positive number of seconds, at most " +
+                          std::to_string(static_cast<long long>(kMaxTimeout)) + ", got " +
+                          std::to_string(timeout_s));
   if (memory == "cuda" && !built_with_cuda())
     throw InvalidArgument("--memory cuda: this ddlrun was built without CUDA (configure with nvcc "
                           "available, -DDDL_WITH_CUDA=ON)");

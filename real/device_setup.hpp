@@ -13,6 +13,10 @@
 
 namespace ddl {
 
+// The longest --timeout: about 11.6 days. Beyond ~9.2e9 s the deadline overflows steady_clock's
+// nanoseconds and every wait would time out at once; no run needs a single wait of days.
+inline constexpr double kMaxTimeout = 1e6;
+
 struct RunSetup {
   std::string memory = "host";    // host | cuda
   std::string transport = "mpi";  // mpi | nccl

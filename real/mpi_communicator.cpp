@@ -9,6 +9,7 @@
 
 #include "algorithms/error.hpp"
 #include "algorithms/host_reduce.hpp"
+#include "real/bounded_mpi.hpp"
 #include "real/bounded_wait.hpp"
 #include "real/mpi_error.hpp"
 
@@ -39,7 +40,10 @@ std::string seconds_text(double s) {
 MpiCommunicator::MpiCommunicator(MPI_Comm comm, double timeout_s)
     : timeout_s_(timeout_s), scratch_(allocate_host, free_host) {
   set_timeout(timeout_s);
-  check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+  {
+    const WatchdogGuard guard(timeout_s, "MPI_Comm_dup (the communicator's own duplicate)");
+    check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+  }
   check_mpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &size_), "MPI_Comm_size");

@@ -1,30 +1,34 @@
 #include "real/node_grid.hpp"
 
 #include "algorithms/error.hpp"
+#include "real/bounded_mpi.hpp"
 #include "real/mpi_error.hpp"
 
 namespace ddl {
 
-NodeLayout node_layout(MPI_Comm comm) {
+NodeLayout node_layout(MPI_Comm comm, double timeout_s) {
   int rank = 0, size = 1;
   check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   MPI_Comm local = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local),
-            "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+  {
+    const WatchdogGuard guard(timeout_s, "MPI_Comm_split_type (the node-local split)");
+    check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &local),
+              "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+  }
   NodeLayout layout;
   check_mpi(MPI_Comm_rank(local, &layout.local_rank), "MPI_Comm_rank (node)");
   check_mpi(MPI_Comm_size(local, &layout.ranks_per_node), "MPI_Comm_size (node)");
   // The lowest world rank of my node: with node-by-node numbering it is node * ranks_per_node.
   int leader = rank;
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, local), "MPI_Allreduce (node)");
+  bounded_allreduce(&leader, 1, MPI_INT, MPI_MIN, local, timeout_s, "the node's lowest rank");
   MPI_Comm_free(&local);
 
   int per_node[2] = {layout.ranks_per_node, -layout.ranks_per_node};
   const bool numbered = leader % layout.ranks_per_node == 0 && rank == leader + layout.local_rank;
   int ordered = numbered ? 1 : 0;
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, per_node, 2, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, &ordered, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
+  bounded_allreduce(per_node, 2, MPI_INT, MPI_MIN, comm, timeout_s, "the ranks-per-node count");
+  bounded_allreduce(&ordered, 1, MPI_INT, MPI_MIN, comm, timeout_s, "the rank-order check");
   const int fewest = per_node[0], most = -per_node[1];
   if (fewest != most)
     throw InvalidArgument("the nodes hold different numbers of ranks (" + std::to_string(fewest) +

@@ -22,6 +22,8 @@ struct NodeLayout {
 // different numbers of ranks, or when ranks are not numbered node by node (rank = node *
 // ranks_per_node + local rank, what mpirun's --map-by slot/core gives), since the innermost
 // dimension would then mix nodes.
-NodeLayout node_layout(MPI_Comm comm);
+// Every collective is bounded by timeout_s (a watchdog for MPI_Comm_split_type, which has no
+// non-blocking form).
+NodeLayout node_layout(MPI_Comm comm, double timeout_s = 300);
 
 }  // namespace ddl

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "real/bounded_mpi.hpp"
 #include "real/mpi_error.hpp"
 
 namespace ddl {
@@ -30,7 +31,8 @@ unsigned long long hash_text(const std::string& text) {
   return h;
 }
 
-std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& mine) {
+std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& mine,
+                                        double timeout_s) {
   int size = 1;
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   Record own{};
@@ -39,8 +41,11 @@ std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& min
   own.hash = hash_text(text);
   std::memcpy(own.text, text.data(), std::min(text.size(), sizeof own.text - 1));
   std::vector<Record> all(static_cast<std::size_t>(size));
-  check_mpi(MPI_Allgather(&own, sizeof own, MPI_BYTE, all.data(), sizeof own, MPI_BYTE, comm),
-            "MPI_Allgather (argument check)");
+  MPI_Request req = MPI_REQUEST_NULL;
+  check_mpi(
+      MPI_Iallgather(&own, sizeof own, MPI_BYTE, all.data(), sizeof own, MPI_BYTE, comm, &req),
+      "MPI_Iallgather (argument check)");
+  wait_bounded(req, comm, timeout_s, "the start-up comparison of every rank's arguments");
 
   const std::string sizes = std::to_string(size);
   bool all_failed_alike = true;

@@ -19,7 +19,9 @@ struct LocalArguments {
 // the message rank 0 should print and the run must stop with (every rank gets the same
 // verdict), or nothing when every rank parsed the same arguments. The message names the
 // lowest rank that failed or differs from rank 0.
-std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& mine);
+// Its one MPI_Iallgather is bounded by timeout_s (ddl::Timeout).
+std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& mine,
+                                        double timeout_s = 300);
 
 // FNV-1a: the canonical strings are compared by hash; only the differing ones are shown.
 unsigned long long hash_text(const std::string& text);

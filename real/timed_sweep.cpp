@@ -6,6 +6,7 @@
 
 #include "algorithms/check_pattern.hpp"
 #include "algorithms/error.hpp"
+#include "real/bounded_mpi.hpp"
 #include "real/mpi_communicator.hpp"
 #include "real/mpi_error.hpp"
 
@@ -77,8 +78,8 @@ double time_iterations(Communicator& comm, MPI_Comm world, const TimedSweepConfi
     if (cfg.oversubscribed) bounded_barrier(world, cfg.timeout_s, true, kBarrier);
     if (it >= cfg.warmup) elapsed[static_cast<std::size_t>(it - cfg.warmup)] = t;
   }
-  check_mpi(MPI_Allreduce(MPI_IN_PLACE, elapsed.data(), cfg.iters, MPI_DOUBLE, MPI_MAX, world),
-            "MPI_Allreduce (iteration times)");
+  bounded_allreduce(elapsed.data(), cfg.iters, MPI_DOUBLE, MPI_MAX, world, cfg.timeout_s,
+                    "the MPI_Allreduce of iteration times");
   return median(std::move(elapsed));
 }
 
@@ -111,11 +112,18 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
     const MutView view = buffer.slice(0, bytes);
     std::optional<double> mpi_time;
     if (baseline)
-      mpi_time = time_iterations(comm, world, cfg, [] {}, [&] {
-        check_mpi(MPI_Allreduce(MPI_IN_PLACE, view.data, static_cast<int>(count),
-                                mpi_type(cfg.type), mpi_op(cfg.op), world),
-                  "MPI_Allreduce (baseline)");
-      });
+      mpi_time = time_iterations(
+          comm, world, cfg, [] {},
+          [&] {
+            // The measured call stays blocking (an MPI_Iallreduce is another algorithm): a
+            // watchdog bounds it instead, two atomic stores inside the timed region.
+            fault_point("baseline");
+            const WatchdogGuard guard(cfg.timeout_s,
+                                      "MPI_Allreduce (the --baseline mpi measurement)");
+            check_mpi(MPI_Allreduce(MPI_IN_PLACE, view.data, static_cast<int>(count),
+                                    mpi_type(cfg.type), mpi_op(cfg.op), world),
+                      "MPI_Allreduce (baseline)");
+          });
     for (const std::string& name : cfg.algos) {
       const Algorithm& algo = find_algorithm(name);
       int iteration = -cfg.warmup;
@@ -129,15 +137,17 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
       c.algo = name;
       c.bytes = bytes;
       c.mpi_time_s = mpi_time;
-      c.time_s = time_iterations(comm, world, cfg, refill,
-                                 [&] { algo.run(comm, view, cfg.type, cfg.op, cfg.options); });
+      c.time_s = time_iterations(comm, world, cfg, refill, [&] {
+        fault_point("sweep");
+        algo.run(comm, view, cfg.type, cfg.op, cfg.options);
+      });
       if (cfg.check) {
         space.download(host.data(), view);
         unsigned long long wrong =
             check_output(host.data(), count, cfg.type, cfg.op, algo.collective, rank, p,
                          cfg.options.root).wrong;
-        check_mpi(MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, world),
-                  "MPI_Allreduce (wrong count)");
+        bounded_allreduce(&wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, world, cfg.timeout_s,
+                          "the MPI_Allreduce of wrong counts");
         c.wrong = static_cast<std::size_t>(wrong);
       }
       results.push_back(std::move(c));

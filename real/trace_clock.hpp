@@ -29,6 +29,7 @@ struct ClockAlignment {
 
 // Collective over `world` (blocking, like the argument check: it runs before any collective).
 // `comm` provides the clock the trace will read.
-ClockAlignment align_clock(Communicator& comm, MPI_Comm world, int rounds = 20);
+// Every wait is bounded by timeout_s (ddl::Timeout naming the peer or step).
+ClockAlignment align_clock(Communicator& comm, MPI_Comm world, double timeout_s, int rounds = 20);
 
 }  // namespace ddl

@@ -15,12 +15,15 @@ namespace ddl {
 
 // Collective: rank 0 opens `path` into `file` (the others leave it empty). Returns the reason
 // it could not (the same text on every rank), or nothing.
+// Every wait of both functions is bounded by timeout_s (ddl::Timeout naming the rank awaited).
 std::optional<std::string> open_trace_on_root(MPI_Comm world, const std::string& path,
-                                              std::optional<harness::TraceFile>& file);
+                                              std::optional<harness::TraceFile>& file,
+                                              double timeout_s);
 
 // Collective: writes every rank's `events` into rank 0's `file` (header first) and closes it.
 // `format` must be the file's format on every rank.
-void write_gathered_trace(MPI_Comm world, harness::TraceFormat format, const std::vector<harness::TraceEvent>& events,
-                          std::optional<harness::TraceFile>& file);
+void write_gathered_trace(MPI_Comm world, harness::TraceFormat format,
+                          const std::vector<harness::TraceEvent>& events,
+                          std::optional<harness::TraceFile>& file, double timeout_s);
 
 }  // namespace ddl

@@ -14,6 +14,7 @@
 #include "harness/sizes.hpp"
 #include "harness/workload_driver.hpp"
 #include "harness/workload_report.hpp"
+#include "real/bounded_mpi.hpp"
 #include "real/mpi_communicator.hpp"
 #include "real/mpi_error.hpp"
 
@@ -36,10 +37,10 @@ double median(std::vector<double> v) {
 }
 
 // The slowest rank's value, on every rank.
-double world_max(double mine) {
-  double out = 0;
-  check_mpi(MPI_Allreduce(&mine, &out, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce (max)");
-  return out;
+double world_max(double mine, double timeout_s) {
+  bounded_allreduce(&mine, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, timeout_s,
+                    "the MPI_Allreduce of iteration times");
+  return mine;
 }
 
 // --check: gradients rank + 1, parameters 0; after one iteration both must hold p(p+1)/2
@@ -163,16 +164,18 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
     std::vector<double> iteration_s, compute_s;
     for (int it = 0; it < common.warmup + common.iters; ++it) {
       if (common.check) fill_for_check(gradients, parameters, rank);
-      check_mpi(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+      bounded_barrier(MPI_COMM_WORLD, setup.timeout_s, false,
+                      "the barrier before a workload iteration");
+      fault_point("workload");
       const harness::IterationTimes t =
           harness::run_rank_threads(compute_comm, comm_comm, config, 1, {}, setup.timeout_s).front();
-      const double iteration = world_max(t.iteration_s());
-      const double compute = world_max(t.compute_s());
+      const double iteration = world_max(t.iteration_s(), setup.timeout_s);
+      const double compute = world_max(t.compute_s(), setup.timeout_s);
       if (common.check) {
         const unsigned long long mine = wrong_elements(gradients, parameters, size);
-        unsigned long long wrong = 0;
-        check_mpi(MPI_Allreduce(&mine, &wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD),
-                  "MPI_Allreduce (wrong count)");
+        unsigned long long wrong = mine;
+        bounded_allreduce(&wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD,
+                          setup.timeout_s, "the MPI_Allreduce of wrong counts");
         if (wrong != 0)
           throw Error("--check: " + algo->name + " iteration " + std::to_string(it) + ": " + std::to_string(wrong) +
                       " gradient or parameter elements differ from p(p+1)/2 = " +

@@ -10,6 +10,7 @@
 
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
+#include "harness/arguments.hpp"
 #include "harness/cli.hpp"
 #include "harness/report.hpp"
 #include "harness/sizes.hpp"
@@ -102,13 +103,7 @@ int run(int argc, char** argv) {
       "trace", po::value<std::string>(), harness::kTraceFlagHelp);
   harness::add_common_options(desc, defaults);
   sim::add_workload_options(desc);
-  po::variables_map vm;
-  try {
-    po::store(po::parse_command_line(argc, argv, desc), vm);
-    po::notify(vm);
-  } catch (const po::error& e) {
-    throw InvalidArgument(std::string(e.what()) + " (see ddlsim --help)");
-  }
+  const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlsim");
   if (vm.count("help")) {
     print_help(std::cout, desc);
     return 0;

@@ -1,4 +1,5 @@
 #include "sim/platform.hpp"
+#include "sim/platform_precheck.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,8 +14,12 @@
 #include <unordered_set>
 
 #include "algorithms/error.hpp"
+#include "calibrate/platform_properties.hpp"
+#include "sim/platform_classes.hpp"
 
 namespace ddl::sim {
+
+namespace prop = platform_property;
 
 simgrid::s4u::Engine& start_engine(const char* program) {
   // SimGrid reads its own flags from argv; ours are parsed separately, so it only sees these.
@@ -46,24 +51,14 @@ int parse_rank(const std::string& host, const char* text) {
 
 double parse_bandwidth(const std::string& host, const char* text) {
   if (text == nullptr)
-    throw InvalidArgument("GPU host '" + host + "' has no memory_bandwidth property (bytes/s)");
+    throw InvalidArgument("GPU host '" + host + "' has no " + prop::kMemoryBandwidth +
+                          " property (bytes/s)");
   char* end = nullptr;
   const double v = std::strtod(text, &end);
   if (end == text || *end != '\0' || !(v > 0))
-    throw InvalidArgument("GPU host '" + host + "': memory_bandwidth '" + text + "' is not a positive number of bytes/s");
+    throw InvalidArgument("GPU host '" + host + "': " + prop::kMemoryBandwidth + " '" + text +
+                          "' is not a positive number of bytes/s");
   return v;
-}
-
-// The root zone's factor property, parsed, or an empty table when absent.
-FactorTable read_factors(simgrid::s4u::Engine& engine, const std::string& file, const char* property,
-                         bool allow_zero) {
-  const char* text = engine.get_netzone_root()->get_property(property);
-  if (text == nullptr) return {};
-  try {
-    return parse_factors(text, allow_zero);
-  } catch (const InvalidArgument& e) {
-    throw InvalidArgument("platform file '" + file + "': " + property + " property: " + e.what());
-  }
 }
 
 // Every link's ddl_capacity_by_flows (see load_platform) as a NONLINEAR sharing policy. Only a
@@ -82,10 +77,10 @@ void install_capacity_by_flows(simgrid::s4u::Engine& engine, const std::string& 
     }
   }
   for (simgrid::s4u::Link* link : links) {
-    const char* text = link->get_property("ddl_capacity_by_flows");
+    const char* text = link->get_property(prop::kCapacityByFlows);
     if (text == nullptr) continue;
     const std::string where =
-        "platform file '" + file + "': link '" + link->get_name() + "': ddl_capacity_by_flows";
+        "platform file '" + file + "': link '" + link->get_name() + "': " + prop::kCapacityByFlows;
     if (link->get_sharing_policy() != simgrid::s4u::Link::SharingPolicy::SHARED)
       throw InvalidArgument(where +
                             " needs sharing_policy=\"SHARED\" (one capacity that its flows share)");
@@ -171,6 +166,7 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) throw InvalidArgument("platform file '" + file + "' does not exist");
   if (!std::ifstream(file)) throw InvalidArgument("platform file '" + file + "' cannot be read");
+  check_platform_nesting(file);  // SimGrid's XML lexer overflows on deep nesting: refuse it first
   try {
     engine.load_platform(file);
     // Floyd zones compute their routes when sealed; route_to() before that finds none.
@@ -184,7 +180,8 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   p.file = file;
   std::vector<std::pair<int, simgrid::s4u::Host*>> found;
   for (simgrid::s4u::Host* h : engine.get_all_hosts())
-    if (const char* r = h->get_property("ddl_rank")) found.emplace_back(parse_rank(h->get_name(), r), h);
+    if (const char* r = h->get_property(prop::kRank))
+      found.emplace_back(parse_rank(h->get_name(), r), h);
   if (found.empty())
     throw InvalidArgument("platform file '" + file + "' has no GPU hosts (hosts with a ddl_rank property)");
   p.gpus.assign(found.size(), nullptr);
@@ -200,34 +197,42 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
     slot = host;
   }
   for (simgrid::s4u::Host* h : p.gpus)
-    p.memory_bandwidth.push_back(parse_bandwidth(h->get_name(), h->get_property("memory_bandwidth")));
-  if (const char* dims = engine.get_netzone_root()->get_property("ddl_dims")) {
+    p.memory_bandwidth.push_back(
+        parse_bandwidth(h->get_name(), h->get_property(prop::kMemoryBandwidth)));
+  if (const char* dims = engine.get_netzone_root()->get_property(prop::kDims)) {
     try {
       p.natural_dims = Dims::parse(dims);
     } catch (const InvalidArgument& e) {
-      throw InvalidArgument("platform file '" + file + "': ddl_dims property: " + e.what());
+      throw InvalidArgument("platform file '" + file + "': " + prop::kDims +
+                            " property: " + e.what());
     }
     if (p.natural_dims->rank_count() != p.ranks())
-      throw InvalidArgument("platform file '" + file + "': ddl_dims '" + dims + "' describe " +
-                            std::to_string(p.natural_dims->rank_count()) + " ranks but it has " +
-                            std::to_string(p.ranks()) + " GPU hosts");
+      throw InvalidArgument("platform file '" + file + "': " + prop::kDims + " '" + dims +
+                            "' describe " + std::to_string(p.natural_dims->rank_count()) +
+                            " ranks but it has " + std::to_string(p.ranks()) + " GPU hosts");
   }
   // A zero latency factor is a fitted "no latency" for that size range; a zero bandwidth
   // factor would stall the message forever.
-  p.latency_factors = read_factors(engine, file, "ddl_lat_factors", true);
-  p.bandwidth_factors = read_factors(engine, file, "ddl_bw_factors", false);
+  p.latency_factors = read_root_factors(engine, file, prop::kLatFactors, true);
+  p.bandwidth_factors = read_root_factors(engine, file, prop::kBwFactors, false);
+  const bool classed = read_places_and_class_factors(engine, p);
   // A zero memory factor would make local work take forever.
-  p.memory_factors = read_factors(engine, file, "ddl_memory_factors", false);
-  p.peer_read_factors = read_factors(engine, file, "ddl_peer_read_factors", false);
+  p.memory_factors = read_root_factors(engine, file, prop::kMemoryFactors, false);
+  p.peer_read_factors = read_root_factors(engine, file, prop::kPeerReadFactors, false);
   for (const FactorStep& s : p.peer_read_factors)
     if (s.factor < 1)
-      throw InvalidArgument("platform file '" + file + "': ddl_peer_read_factors: factor " + std::to_string(s.factor) +
-                            " from " + std::to_string(s.from_bytes) +
+      throw InvalidArgument("platform file '" + file + "': " + prop::kPeerReadFactors +
+                            ": factor " + std::to_string(s.factor) + " from " +
+                            std::to_string(s.from_bytes) +
                             " bytes is below 1 (where a message lands can only slow it down)");
   install_capacity_by_flows(engine, file);
+  auto* model = engine.get_netzone_root()->get_network_model();
+  if (classed) {
+    install_class_factor_callbacks(*model, p);
+    return p;
+  }
   using Links = std::vector<simgrid::s4u::Link*>;
   using Zones = std::unordered_set<simgrid::s4u::NetZone*>;
-  auto* model = engine.get_netzone_root()->get_network_model();
   if (!p.latency_factors.empty())
     model->set_lat_factor_cb([t = p.latency_factors](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
                                                      const Links&, const Zones&) { return factor_at(t, size); });

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -58,6 +59,18 @@ struct PieceTime {
 PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& bandwidth_factors, double bytes,
                      double footprint, double route_latency, double bottleneck);
 
+// The link class of a message between two GPU hosts that carry `ddl_node` and `ddl_leaf`: same
+// node, same leaf (two nodes), or two leaves. The root zone properties ddl_<class>_lat_factors /
+// ddl_<class>_bw_factors (class: node, leaf, spine) give a class its own factor tables; a class
+// without one uses the class-less ddl_lat_factors / ddl_bw_factors (each kind alone).
+enum class MessageClass { node = 0, leaf = 1, spine = 2 };
+inline constexpr int kMessageClasses = 3;
+
+struct HostPlace {
+  int node = 0;
+  int leaf = 0;
+};
+
 struct Platform {
   std::string file;
   std::vector<simgrid::s4u::Host*> gpus;  // index = rank
@@ -65,6 +78,11 @@ struct Platform {
   std::optional<Dims> natural_dims;       // the top zone's ddl_dims, when present
   FactorTable latency_factors;            // empty: every factor is 1
   FactorTable bandwidth_factors;
+  // GPU hosts with ddl_node and ddl_leaf (all of them or none): index = rank; empty: none, and
+  // every message takes the class-less tables above.
+  std::vector<HostPlace> places;
+  // With places: per MessageClass, the class's tables (its own or the class-less ones).
+  std::array<FactorTable, kMessageClasses> class_latency_factors, class_bandwidth_factors;
   // Root zone property `ddl_memory_factors` ("BYTES:FACTOR;...", factors > 0): a local
   // operation on n bytes runs at memory_bandwidth x factor_at(memory_factors, n), because a
   // real machine's reduce/copy throughput depends on whether the operands fit its caches.
@@ -84,17 +102,30 @@ struct Platform {
   // callback; whoever runs a collective sets it (the sweep, per case).
   std::shared_ptr<double> footprint_bytes = std::make_shared<double>(0.0);
 
+  // The factor tables of a message from rank `src` to rank `dst` (the class-less ones without
+  // places).
+  struct MessageFactors {
+    const FactorTable& latency;
+    const FactorTable& bandwidth;
+  };
+  MessageFactors message_factors(int src, int dst) const;
   // The size at which the memory factor of local work on `bytes` is looked up.
   double memory_factor_key(double bytes) const { return std::max(bytes, *footprint_bytes); }
   int ranks() const { return static_cast<int>(gpus.size()); }
 };
 
+// The class of a message between hosts at `a` and `b`.
+MessageClass message_class(const HostPlace& a, const HostPlace& b);
+
 // Loads `file` into the engine and collects the GPU hosts. Throws InvalidArgument for a missing
 // file, a file SimGrid cannot parse, no GPU hosts, ranks that are not 0..p-1 exactly once, a
-// missing or non-positive memory_bandwidth, a ddl_dims that does not fit, or malformed factors.
-// When the root zone carries ddl_lat_factors / ddl_bw_factors, installs them as the network
-// model's per-message factor callbacks; ddl_memory_factors (malformed: InvalidArgument) scales
-// local work by size (see Platform::memory_factors). A link carrying `ddl_capacity_by_flows`
+// missing or non-positive memory_bandwidth, a ddl_dims that does not fit, or malformed factors;
+// for ddl_node / ddl_leaf on some GPU hosts only, one without the other, not a non-negative
+// integer, or one node on two leaves; and for per-class factors without them.
+// When the root zone carries ddl_lat_factors / ddl_bw_factors (or per-class ones), installs them
+// as the network model's per-message factor callbacks (a message's tables: message_factors);
+// ddl_memory_factors (malformed: InvalidArgument) scales local work by size (see
+// Platform::memory_factors). A link carrying `ddl_capacity_by_flows`
 // ("FLOWS:FACTOR;...", factors > 0) has, with n flows crossing it, its bandwidth x the factor of
 // the largest count <= n (1 below the first): a capacity that depends on how many flows share
 // it (ddlcalibrate's bus), installed as SimGrid's NONLINEAR sharing policy; on a link that is

@@ -26,25 +26,39 @@ RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank) {
   return cost;
 }
 
+namespace {
+
+// A ring neighbour pair: its route and the factor tables of its messages' class.
+struct NeighbourRoute {
+  RouteCost cost;
+  const FactorTable* latency_factors;
+  const FactorTable* bandwidth_factors;
+};
+
+}  // namespace
+
 CostParams platform_costs(const Platform& platform, const Dims& dims, double footprint) {
   CostParams params;
   // Per dimension, the routes between rank 0's group's ring neighbours along it.
-  std::vector<std::vector<RouteCost>> routes;
+  std::vector<std::vector<NeighbourRoute>> routes;
   for (int d = 0; d < dims.count(); ++d) {
     routes.emplace_back();
     const std::vector<int> group = dims.group(0, d);
     if (group.size() > 1)
-      for (std::size_t i = 0; i < group.size(); ++i)
-        routes.back().push_back(route_cost(platform, group[i], group[(i + 1) % group.size()]));
+      for (std::size_t i = 0; i < group.size(); ++i) {
+        const int src = group[i], dst = group[(i + 1) % group.size()];
+        const Platform::MessageFactors f = platform.message_factors(src, dst);
+        routes.back().push_back({route_cost(platform, src, dst), &f.latency, &f.bandwidth});
+      }
   }
   if (footprint > 0) {
     // A message of n bytes in one collective of `footprint` bytes, costed as the simulator does
     // (piece_time): the slowest neighbour pair sets the pace. `platform` outlives the params.
-    params.message = [&platform, routes, footprint](int d, double bytes) {
+    params.message = [routes, footprint](int d, double bytes) {
       LinkCost worst;
-      for (const RouteCost& c : routes.at(static_cast<std::size_t>(d))) {
-        const PieceTime t = piece_time(platform.latency_factors, platform.bandwidth_factors, bytes, footprint,
-                                       c.latency, c.bandwidth);
+      for (const NeighbourRoute& n : routes.at(static_cast<std::size_t>(d))) {
+        const PieceTime t = piece_time(*n.latency_factors, *n.bandwidth_factors, bytes, footprint,
+                                       n.cost.latency, n.cost.bandwidth);
         worst.alpha = std::max(worst.alpha, t.latency);
         worst.beta = std::max(worst.beta, bytes > 0 ? t.transfer / bytes : 0.0);
       }
@@ -59,9 +73,9 @@ CostParams platform_costs(const Platform& platform, const Dims& dims, double foo
     if (footprint > 0 && members > 1) {
       worst = params.message(d, footprint / static_cast<double>(members));  // one ring block
     } else {
-      for (const RouteCost& c : routes[static_cast<std::size_t>(d)]) {
-        worst.alpha = std::max(worst.alpha, c.latency);
-        worst.beta = std::max(worst.beta, 1.0 / c.bandwidth);
+      for (const NeighbourRoute& n : routes[static_cast<std::size_t>(d)]) {
+        worst.alpha = std::max(worst.alpha, n.cost.latency);
+        worst.beta = std::max(worst.beta, 1.0 / n.cost.bandwidth);
       }
     }
     params.per_dim.push_back(worst);

@@ -24,7 +24,8 @@ RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank);
 
 // `footprint` > 0: the costs of one collective of that many bytes on a platform with calibrated
 // factors (sim/README.md): CostParams::message costs a message of n bytes by piece_time() (so a
-// tree's chunk and a ring's block each get the factors of their own size), per_dim holds one
+// tree's chunk and a ring's block each get the factors of their own size, and the tables of its
+// link class: Platform::message_factors), per_dim holds one
 // ring block's (footprint / group size), γ the memory factor at the footprint, peer_read the
 // platform's ddl_peer_read_factors (when it has them); the params refer
 // to `platform`, which must outlive them. 0: the routes' plain figures at every size (what

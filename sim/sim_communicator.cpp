@@ -229,8 +229,10 @@ double SimCommunicator::peer_read_rate(int peer, std::size_t bytes, double share
   if (ratio <= 1) return -1;
   auto [route, inserted] = routes_.try_emplace(peer);
   if (inserted) route->second = route_cost(platform, peer, rank_);
-  const PieceTime alone = piece_time(platform.latency_factors, platform.bandwidth_factors, static_cast<double>(bytes),
-                                     *platform.footprint_bytes, route->second.latency, route->second.bandwidth);
+  const Platform::MessageFactors f = platform.message_factors(peer, rank_);
+  const PieceTime alone =
+      piece_time(f.latency, f.bandwidth, static_cast<double>(bytes), *platform.footprint_bytes,
+                 route->second.latency, route->second.bandwidth);
   // Capped at r, the message takes latency + bytes / r (a cap below what the route gives it).
   return static_cast<double>(bytes) / (ratio * (alone.latency + alone.transfer) - alone.latency);
 }

@@ -14,7 +14,7 @@ trap '"$cluster" down > /dev/null 2>&1' EXIT
   --subnet 10.213.78.0/24 || fail "up failed"
 "$cluster" status || fail "status says not up"
 [ "$("$cluster" hostfile)" = "$(printf 'ddlct1-n0 slots=2\nddlct1-n1 slots=2')" ] || fail "hostfile: $("$cluster" hostfile)"
-out=$("$2" 25 "$cluster" run -- -np 4 "$1" --algo all -b 1 -e 1M -f 32 -n 1 -w 0 --check \
+out=$("$2" 25 "$cluster" run -- -np 4 "$1" --algo all -b 4 -e 4M -f 32 -n 1 -w 0 --check \
   --format csv --timeout 60 2>&1)
 status=$?
 printf '%s\n' "$out"

@@ -1,7 +1,8 @@
 // Test driver: loads a platform the way ddlsim does and prints what the tests check about it.
 //   sim_probe PLATFORM hosts          one "rank host" line per GPU
 //   sim_probe PLATFORM route SRC DST  the link names of the route from rank SRC to rank DST
-//   sim_probe PLATFORM costs [DIMS]   "dim alpha beta" per dimension, then "gamma g"
+//   sim_probe PLATFORM costs [DIMS [FOOTPRINT]]   "dim alpha beta" per dimension, then "gamma g"
+//                                    (with FOOTPRINT bytes: one ring block's, as the model column)
 #include <cstdlib>
 #include <iostream>
 #include <simgrid/s4u.hpp>
@@ -29,7 +30,9 @@ int main(int argc, char** argv) {
     } else if (what == "costs") {
       const std::optional<ddl::Dims> dims =
           argc > 3 ? std::optional<ddl::Dims>(ddl::Dims::parse(argv[3])) : std::nullopt;
-      const ddl::CostParams c = ddl::sim::platform_costs(platform, ddl::sim::choose_dims(platform, dims));
+      const double footprint = argc > 4 ? std::stod(argv[4]) : 0.0;
+      const ddl::CostParams c =
+          ddl::sim::platform_costs(platform, ddl::sim::choose_dims(platform, dims), footprint);
       for (std::size_t d = 0; d < c.per_dim.size(); ++d)
         std::cout << d << ' ' << c.per_dim[d].alpha << ' ' << c.per_dim[d].beta << '\n';
       std::cout << "gamma " << c.gamma << '\n';

@@ -1,5 +1,9 @@
 // ddlsim as a user meets it: defaults, formats, and one clear message per bad input.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
@@ -107,4 +111,48 @@ TEST_CASE("ddl's exchange per dimension comes from --methods", "[sim][cli]") {
   check_rejected("--platform " + platform("star_16.xml") + " --algo ddl --dims 4x4 --methods ring",
                  "--methods gives 1 method(s) but dims '4x4' have 2 dimension(s)");
   check_rejected("--methods ring,tree", "unknown method 'tree'");
+}
+
+TEST_CASE("nccl-tests' -c 0 leaves checking off and -c 1 turns it on", "[sim][cli]") {
+  const auto wrong_cell = [](const std::string& check) {
+    const ChildResult r = run_child(ddlsim() + " --format csv --algo ring -b 1K -e 1K --platform " +
+                                    fixture("star_8.xml") + " " + check);
+    INFO(check << "\nstderr: " << r.err);
+    REQUIRE(r.exit_code == 0);
+    const auto rows = parse_csv(r.out);
+    REQUIRE(rows.size() == 1);
+    return rows[0].at("wrong");
+  };
+  CHECK(wrong_cell("-c 0").empty());  // it used to be a stray argument after a switch: checking on
+  CHECK(wrong_cell("-c 1") == "0");
+  CHECK(wrong_cell("-c") == "0");
+  CHECK(wrong_cell("").empty());
+}
+
+TEST_CASE("a stray argument is refused instead of running the default platform", "[sim][cli]") {
+  check_rejected(platform("s822lc_2.xml"),
+                 "unexpected argument '" + platform("s822lc_2.xml") + "'");
+}
+
+TEST_CASE("a run that fails leaves the previous --trace file as it was", "[sim][cli][trace]") {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("ddlsim_keep_" + std::to_string(::getpid())))
+          .string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string trace = dir + "/t.csv";
+  std::ofstream(trace) << "previous\n";
+  // The trace file is opened (so a bad path fails at once), then the grid does not fit.
+  const ChildResult r =
+      run_child(ddlsim() + " --platform " + fixture("star_8.xml") + " --dims 3 --trace " + trace);
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("has 8 GPUs") != std::string::npos);
+  std::ifstream in(trace);
+  std::string line;
+  std::getline(in, line);
+  CHECK(line == "previous");  // it used to be truncated to 0 bytes
+  std::size_t entries = 0;    // and no temporary file is left beside it
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++entries;
+  CHECK(entries == 1);
+  std::filesystem::remove_all(dir);
 }

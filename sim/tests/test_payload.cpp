@@ -16,10 +16,17 @@ std::string every_algorithm() {
   return names;
 }
 
-// 4 B .. 312500 B by 5: element counts 1, 5, 25, ... (odd, and both below and above p).
+// Element counts 1, 5, 25, ..., 78125 (odd, and both below and above p) of the type in `args`:
+// sizes are whole elements (ddlsim refuses others).
 void check_exact(const std::string& args) {
-  const ChildResult r =
-      run_child(ddlsim() + " --format csv --check -b 4 -e 312500 -f 5 --algo " + every_algorithm() + " " + args);
+  std::size_t elem = 4;
+  for (const auto& [name, bytes] :
+       {std::pair{"double", 8}, {"int64", 8}, {"half", 2}, {"bfloat16", 2}})
+    if (args.find(std::string("-d ") + name) != std::string::npos) elem = bytes;
+  const std::string sizes =
+      " -b " + std::to_string(elem) + " -e " + std::to_string(elem * 78125) + " -f 5";
+  const ChildResult r = run_child(ddlsim() + " --format csv --check" + sizes + " --algo " +
+                                  every_algorithm() + " " + args);
   INFO(args << "\n" << r.err);
   REQUIRE(r.exit_code == 0);
   const auto rows = parse_csv(r.out);

@@ -1,0 +1,46 @@
+// A Communicator that forwards every call to another one (LevelDB's EnvWrapper idea), the base
+// of every decorator: the tracing communicator, the fault injector. A decorator overrides only
+// what it changes, and a method added to Communicator is forwarded here once instead of in each
+// decorator by hand (where a forgotten one silently falls back to Communicator's default and
+// skips the wrapped backend's own).
+//
+// wait_all is forwarded as a whole, so a decorator that overrides wait() must override
+// wait_all() as well if it needs to see those waits too.
+#pragma once
+
+#include "algorithms/communicator.hpp"
+
+namespace ddl {
+
+class ForwardingCommunicator : public Communicator {
+ public:
+  explicit ForwardingCommunicator(Communicator& inner) : inner_(inner) {}
+
+  Communicator& inner() { return inner_; }
+
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  double now() override { return inner_.now(); }
+  Request isend(int peer, ConstView data, int tag) override {
+    return inner_.isend(peer, data, tag);
+  }
+  Request irecv(int peer, MutView data, int tag) override { return inner_.irecv(peer, data, tag); }
+  void wait(Request& r) override { inner_.wait(r); }
+  void wait_all(std::span<Request> rs) override { inner_.wait_all(rs); }
+  void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override {
+    inner_.reduce(inout, in, type, op);
+  }
+  void copy(MutView dst, ConstView src) override { inner_.copy(dst, src); }
+  void divide(MutView inout, DType type, std::size_t divisor) override {
+    inner_.divide(inout, type, divisor);
+  }
+  MutView acquire_scratch(std::size_t bytes) override { return inner_.acquire_scratch(bytes); }
+  void release_scratch(MutView scratch) override { inner_.release_scratch(scratch); }
+  Request compute(double seconds) override { return inner_.compute(seconds); }
+  void set_phase(const char* phase, int dimension) override { inner_.set_phase(phase, dimension); }
+
+ protected:
+  Communicator& inner_;
+};
+
+}  // namespace ddl

@@ -1,0 +1,84 @@
+// The links between nodes of a calibrated multi-level platform, fitted from measurements.
+//
+// Links (the names platforms/generate.py gives the nominal platform of the same cluster):
+// every node's NIC n<i>-nic and every leaf's uplink leaf<j>-up are split-duplex (a tbf shapes
+// each direction on its own; a switch forwards both at once). A leaf message crosses
+// n<a>-nic UP and n<b>-nic DOWN, a spine message n<a>-nic UP, leaf<x>-up UP, leaf<y>-up DOWN
+// and n<b>-nic DOWN. The two classes' ping-pong fits become their own per-size factors
+// (ddl_leaf_* / ddl_spine_*), relative to their routes: a lone message takes its fitted time.
+//
+// Contention: SimGrid applies a bandwidth factor as a weight (calibrate/platform_model.hpp), so
+// flows of one class and size that share a link get its capacity's share relative to their
+// route's bottleneck. With n flows through a NIC and nothing else shared, each gets 1/n of a
+// lone flow's speed whatever the NIC's capacity; the capacity matters where classes mix (a leaf
+// and a spine flow on one NIC) and as the uplink's reference. So:
+//   - the NIC's capacity is what G flows through one of its directions move in all (the
+//     transfer-bound sizes of nic_one_way and nic_bidirectional, median): its absolute rate
+//     for those flows, which each lone flow's factor is relative to;
+//   - the uplink's is fitted to the uplink pattern (K flows, one per NIC, through the same
+//     uplink): a capacity below K NICs' slows each flow to its share, which no NIC does. A lone
+//     spine flow slower than a lone leaf one means the uplink limits even one flow: then its
+//     capacity is the NIC's times that ratio, which also gives K flows 1/K each; the fit takes
+//     that figure when it explains the pattern as well as any (so mixed traffic sees the
+//     uplink's real rate). With one node per leaf every spine flow crosses its NICs and uplinks
+//     alike, and the uplink gets the NIC's capacity.
+#pragma once
+
+#include <vector>
+
+#include "calibrate/fit.hpp"
+#include "calibrate/topology.hpp"
+
+namespace ddl::calibrate {
+
+// One class between nodes: its lone-flow fit and its route.
+struct ClassFit {
+  LinkClass link_class = LinkClass::leaf;
+  std::vector<Segment> pingpong;
+  double route_latency = 0;  // s: the sum of its links' latencies
+  double bottleneck = 0;     // B/s: the least capacity on its route (factors are relative to it)
+};
+
+struct NetworkModel {
+  Topology topology;
+  double nic_bandwidth = 0, nic_latency = 0;        // each direction of each n<i>-nic
+  double uplink_bandwidth = 0, uplink_latency = 0;  // each direction of each leaf<j>-up
+  std::vector<ClassFit> classes;                    // leaf and/or spine, in that order
+  const ClassFit& of(LinkClass c) const;            // InvalidArgument when not measured
+};
+
+// A measured per-flow time of a pattern between nodes, at one size.
+struct NetworkPoint {
+  LinkClass link_class = LinkClass::leaf;
+  double bytes = 0;
+  double seconds = 0;
+  int flows_per_nic = 1;     // flows through one direction of the busiest NIC
+  int flows_per_uplink = 0;  // flows through one direction of the busiest uplink (0: none)
+};
+
+// The simulated per-flow time of `point` on `model`, as CM02 computes it.
+double predict(const NetworkModel& model, const NetworkPoint& point);
+
+// The lone-flow fits of the classes between nodes (leaf and/or spine, as `topology` has them),
+// the largest size each was measured at and the medians it was fitted to.
+struct ClassPingpong {
+  LinkClass link_class = LinkClass::leaf;
+  std::vector<Segment> pingpong;
+  double largest_bytes = 0;
+  std::vector<Point> medians;  // may be empty (then the first range's latency stands for it)
+};
+
+// The one-way latency of a class's route: the median of the ping-pong medians at the sizes its
+// fit calls latency-bound (transfer below latency). Over TCP one small size now and then takes
+// several times the others (8 B: 172 us between 19-25 us at 16 B-1 KB on the emulated cluster),
+// and a lone point is a range of its own in the fit, so the first range's latency would be a
+// draw; without medians, it is that latency.
+double route_latency_of(const ClassPingpong& lone);
+
+// Latencies from route_latency_of (the NIC half the leaf route's, the uplink half of what the
+// spine route adds), capacities as the header says. Throws InvalidArgument when a class of
+// `topology` between nodes has no fit.
+NetworkModel fit_network(const Topology& topology, const std::vector<ClassPingpong>& lone,
+                         const std::vector<NetworkPoint>& points);
+
+}  // namespace ddl::calibrate

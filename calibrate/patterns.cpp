@@ -1,0 +1,104 @@
+#include "calibrate/patterns.hpp"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "algorithms/error.hpp"
+
+namespace ddl::calibrate {
+namespace {
+
+constexpr Pattern kAll[] = {
+    Pattern::pingpong,  Pattern::bidirectional, Pattern::two_each_way,      Pattern::pairs,
+    Pattern::ring,      Pattern::nic_one_way,   Pattern::nic_bidirectional, Pattern::uplink,
+    Pattern::node_rings};
+
+void need(bool ok, Pattern p, const std::string& what) {
+  if (!ok) throw InvalidArgument(std::string("pattern ") + to_string(p) + " needs " + what);
+}
+
+}  // namespace
+
+const char* to_string(Pattern p) {
+  switch (p) {
+    case Pattern::pingpong: return "pingpong";
+    case Pattern::bidirectional: return "bidirectional";
+    case Pattern::two_each_way: return "two_each_way";
+    case Pattern::pairs: return "pairs";
+    case Pattern::ring: return "ring";
+    case Pattern::nic_one_way: return "nic_one_way";
+    case Pattern::nic_bidirectional: return "nic_bidirectional";
+    case Pattern::uplink: return "uplink";
+    case Pattern::node_rings: return "node_rings";
+  }
+  return "?";
+}
+
+Pattern parse_pattern(const std::string& text) {
+  for (Pattern p : kAll)
+    if (text == to_string(p)) return p;
+  throw InvalidArgument("unknown pattern '" + text +
+                        "' (pingpong, bidirectional, two_each_way, pairs, ring, nic_one_way, "
+                        "nic_bidirectional, uplink, node_rings)");
+}
+
+std::vector<Flow> pattern_flows(Pattern p, const Topology& t) {
+  const int g = t.ranks_per_node;
+  std::vector<Flow> f;
+  switch (p) {
+    case Pattern::pingpong: break;
+    case Pattern::bidirectional:
+      need(g >= 2, p, "2 ranks in a node");
+      f = {{0, 1}, {1, 0}};
+      break;
+    case Pattern::two_each_way:
+      need(g >= 2, p, "2 ranks in a node");
+      f = {{0, 1}, {0, 1}, {1, 0}, {1, 0}};
+      break;
+    case Pattern::pairs:
+      need(g >= 2, p, "2 ranks in a node");
+      for (int r = 0; r + 1 < g; r += 2) f.insert(f.end(), {{r, r + 1}, {r + 1, r}});
+      break;
+    case Pattern::ring:
+      need(g >= 2, p, "2 ranks in a node");
+      for (int r = 0; r < g; ++r) f.push_back({r, (r + 1) % g});
+      break;
+    case Pattern::nic_one_way:
+    case Pattern::nic_bidirectional:
+      need(t.nodes() >= 2, p, "2 nodes");
+      for (int s = 0; s < g; ++s) f.push_back({s, g + s});
+      if (p == Pattern::nic_bidirectional)
+        for (int s = 0; s < g; ++s) f.push_back({g + s, s});
+      break;
+    case Pattern::uplink:
+      need(t.leaves >= 2 && t.nodes_per_leaf >= 2, p, "2 leaves of at least 2 nodes");
+      for (int i = 0; i < t.nodes_per_leaf; ++i) f.push_back({i * g, (t.nodes_per_leaf + i) * g});
+      break;
+    case Pattern::node_rings:
+      need(g >= 2, p, "2 ranks in a node");
+      for (int r = 0; r < t.ranks(); ++r) f.push_back({r, r / g * g + (r % g + 1) % g});
+      break;
+  }
+  return f;
+}
+
+int messages_per_rank(const std::vector<Flow>& flows) {
+  std::map<int, int> in, out;
+  int most = 0;
+  for (const Flow& f : flows) most = std::max({most, ++out[f.src], ++in[f.dst]});
+  return most;
+}
+
+RankFlows flows_of_rank(const std::vector<Flow>& flows, int rank) {
+  RankFlows mine;
+  std::map<std::pair<int, int>, int> seen;  // (src, dst) -> flows so far: the tag offset
+  for (const Flow& f : flows) {
+    const int offset = seen[{f.src, f.dst}]++;
+    if (f.dst == rank) mine.in.push_back({f.src, offset});
+    if (f.src == rank) mine.out.push_back({f.dst, offset});
+  }
+  return mine;
+}
+
+}  // namespace ddl::calibrate

@@ -1,0 +1,119 @@
+// The links between nodes fitted from synthetic measurements (calibrate/network_model.hpp):
+// latencies from the classes' fits, the NIC's capacity from the flows through it, the uplink's
+// from the uplink pattern, and the model's prediction of every pattern.
+#include <catch2/catch.hpp>
+
+#include "algorithms/error.hpp"
+#include "calibrate/network_model.hpp"
+
+using namespace ddl;
+using namespace ddl::calibrate;
+
+namespace {
+
+constexpr double kMiB = 1 << 20;
+const Topology kTwoLeaves{2, 2, 2};
+
+// Leaf: 30 us + n / 40 MB/s. Spine: 50 us + n / `spine_bw`.
+std::vector<ClassPingpong> lone(double spine_bw) {
+  return {{LinkClass::leaf, {{0, 30e-6, 1 / 40e6}}, 4 * kMiB, {}},
+          {LinkClass::spine, {{0, 50e-6, 1 / spine_bw}}, 4 * kMiB, {}}};
+}
+
+// Two flows through a NIC direction at 22 MB/s each (44 MB/s in all), one way and both ways;
+// two flows through an uplink at `uplink_speed` each.
+std::vector<NetworkPoint> points(double uplink_speed) {
+  std::vector<NetworkPoint> p;
+  for (double n : {kMiB, 4 * kMiB}) {
+    p.push_back({LinkClass::leaf, n, 30e-6 + n / 22e6, 2, 0});
+    p.push_back({LinkClass::leaf, n, 30e-6 + n / 22e6, 2, 0});
+    p.push_back({LinkClass::spine, n, 50e-6 + n / uplink_speed, 1, 2});
+  }
+  // Latency-bound: says nothing about capacity.
+  p.push_back({LinkClass::leaf, 64, 10e-3, 2, 0});
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("an uplink that limits even one flow gets its real rate", "[calibrate]") {
+  // A lone spine flow runs at half a leaf one's (20 of 40 MB/s): the uplink carries half a NIC's
+  // rate; two flows through it get 10 MB/s each, which that rate explains exactly.
+  const NetworkModel m = fit_network(kTwoLeaves, lone(20e6), points(10e6));
+  CHECK(m.nic_latency == Approx(15e-6).epsilon(1e-12));
+  CHECK(m.uplink_latency == Approx(10e-6).epsilon(1e-12));
+  CHECK(m.nic_bandwidth == Approx(44e6).epsilon(1e-12));
+  CHECK(m.uplink_bandwidth == Approx(22e6).epsilon(1e-12));
+  REQUIRE(m.classes.size() == 2);
+  CHECK(m.of(LinkClass::leaf).route_latency == Approx(30e-6).epsilon(1e-12));
+  CHECK(m.of(LinkClass::leaf).bottleneck == Approx(44e6).epsilon(1e-12));
+  CHECK(m.of(LinkClass::spine).route_latency == Approx(50e-6).epsilon(1e-12));
+  CHECK(m.of(LinkClass::spine).bottleneck == Approx(22e6).epsilon(1e-12));
+  // A lone flow takes its fitted time; flows of one class through one NIC share it: each at 1/2
+  // of a lone flow's speed (20 MB/s, not the 22 measured: the weights of SimGrid's sharing).
+  CHECK(predict(m, {LinkClass::leaf, kMiB, 0, 1, 0}) == Approx(30e-6 + kMiB / 40e6).epsilon(1e-12));
+  CHECK(predict(m, {LinkClass::leaf, kMiB, 0, 2, 0}) == Approx(30e-6 + kMiB / 20e6).epsilon(1e-12));
+  CHECK(predict(m, {LinkClass::spine, kMiB, 0, 1, 1}) ==
+        Approx(50e-6 + kMiB / 20e6).epsilon(1e-12));
+  CHECK(predict(m, {LinkClass::spine, 4 * kMiB, 0, 1, 2}) ==
+        Approx(50e-6 + 4 * kMiB / 10e6).epsilon(1e-12));
+}
+
+TEST_CASE("an uplink that slows only several flows is fitted to their share", "[calibrate]") {
+  // Lone spine flows as fast as leaf ones; two through an uplink at 30 of 40 MB/s each: the
+  // uplink moves 1.5 NICs' worth.
+  const NetworkModel m = fit_network(kTwoLeaves, lone(40e6), points(30e6));
+  CHECK(m.uplink_bandwidth == Approx(1.5 * 44e6).epsilon(1e-12));
+  CHECK(m.of(LinkClass::spine).bottleneck == Approx(44e6).epsilon(1e-12));
+  CHECK(predict(m, {LinkClass::spine, kMiB, 0, 1, 2}) ==
+        Approx(50e-6 + kMiB / 30e6).epsilon(1e-12));
+  // Not slowed at all: K NICs' worth, enough for one flow per node.
+  const NetworkModel full = fit_network(kTwoLeaves, lone(40e6), points(40e6));
+  CHECK(full.uplink_bandwidth == Approx(2 * 44e6).epsilon(1e-12));
+  CHECK(predict(full, {LinkClass::spine, kMiB, 0, 1, 2}) ==
+        Approx(50e-6 + kMiB / 40e6).epsilon(1e-12));
+}
+
+TEST_CASE("one leaf has no uplink, and one node per leaf gives the uplink the NIC rate",
+          "[calibrate]") {
+  std::vector<NetworkPoint> nic_only = points(10e6);
+  nic_only.erase(
+      std::remove_if(nic_only.begin(), nic_only.end(),
+                     [](const NetworkPoint& p) { return p.link_class == LinkClass::spine; }),
+      nic_only.end());
+  const NetworkModel leaf = fit_network(Topology{2, 2, 1}, {lone(20e6).front()}, nic_only);
+  CHECK(leaf.classes.size() == 1);
+  CHECK(leaf.nic_bandwidth == Approx(44e6).epsilon(1e-12));
+  CHECK(leaf.uplink_bandwidth == 0);
+  CHECK_THROWS_WITH(leaf.of(LinkClass::spine), "calibration: the spine class was not measured");
+  // Every node its own leaf: NICs and uplinks carry the same flows (two per direction).
+  const NetworkModel spread = fit_network(Topology{2, 1, 2}, {lone(20e6).back()},
+                                          {{LinkClass::spine, kMiB, 50e-6 + kMiB / 11e6, 2, 2}});
+  CHECK(spread.nic_latency == Approx(25e-6).epsilon(1e-12));
+  CHECK(spread.uplink_latency == 0);
+  CHECK(spread.nic_bandwidth == Approx(22e6).epsilon(1e-12));
+  CHECK(spread.uplink_bandwidth == Approx(22e6).epsilon(1e-12));
+  CHECK(spread.of(LinkClass::spine).route_latency == Approx(50e-6).epsilon(1e-12));
+}
+
+TEST_CASE("without transfer-bound NIC points the NIC carries a lone flow's need", "[calibrate]") {
+  const NetworkModel m =
+      fit_network(Topology{2, 2, 1}, {lone(20e6).front()}, {{LinkClass::leaf, 64, 10e-3, 2, 0}});
+  CHECK(m.nic_bandwidth == Approx(40e6).epsilon(1e-12));
+  CHECK_THROWS_WITH(fit_network(kTwoLeaves, {lone(20e6).front()}, {}),
+                    "calibration: no ping-pong fit of the spine class");
+}
+
+TEST_CASE("a route's latency is the median small message, not one slow draw", "[calibrate]") {
+  ClassPingpong leaf = lone(20e6).front();
+  // Latency-bound below 1200 B (30 us + n / 40 MB/s); 8 B once took 172 us.
+  leaf.medians = {{8, 172e-6}, {16, 22e-6}, {64, 20e-6}, {512, 25e-6}, {kMiB, 30e-6 + kMiB / 40e6}};
+  CHECK(route_latency_of(leaf) == Approx(23.5e-6).epsilon(1e-12));
+  CHECK(route_latency_of(lone(20e6).front()) ==
+        Approx(30e-6).epsilon(1e-12));  // no medians: the fit's
+  ClassPingpong spine = lone(20e6).back();
+  spine.medians = {{8, 41.5e-6}, {kMiB, 50e-6 + kMiB / 20e6}};
+  const NetworkModel m = fit_network(kTwoLeaves, {leaf, spine}, points(10e6));
+  CHECK(m.nic_latency == Approx(11.75e-6).epsilon(1e-12));
+  CHECK(m.uplink_latency == Approx(9e-6).epsilon(1e-12));
+}

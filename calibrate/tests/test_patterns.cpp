@@ -1,0 +1,59 @@
+// The flows of every pattern calibration times (calibrate/patterns.hpp): on one node what
+// ddlcalibrate has always measured, between nodes the NIC and uplink shapes.
+#include <catch2/catch.hpp>
+
+#include "algorithms/error.hpp"
+#include "calibrate/patterns.hpp"
+
+using namespace ddl;
+using namespace ddl::calibrate;
+using Flows = std::vector<Flow>;
+
+TEST_CASE("patterns inside one node", "[calibrate]") {
+  const Topology flat{4, 1, 1};
+  CHECK(pattern_flows(Pattern::bidirectional, flat) == Flows{{0, 1}, {1, 0}});
+  CHECK(pattern_flows(Pattern::two_each_way, flat) == Flows{{0, 1}, {0, 1}, {1, 0}, {1, 0}});
+  CHECK(pattern_flows(Pattern::pairs, flat) == Flows{{0, 1}, {1, 0}, {2, 3}, {3, 2}});
+  CHECK(pattern_flows(Pattern::ring, flat) == Flows{{0, 1}, {1, 2}, {2, 3}, {3, 0}});
+  CHECK(pattern_flows(Pattern::pairs, Topology{3, 1, 1}) == Flows{{0, 1}, {1, 0}});
+  CHECK(pattern_flows(Pattern::node_rings, Topology{3, 1, 1}) == Flows{{0, 1}, {1, 2}, {2, 0}});
+  CHECK(pattern_flows(Pattern::pingpong, flat).empty());
+  CHECK(messages_per_rank(pattern_flows(Pattern::two_each_way, flat)) == 2);
+  CHECK(messages_per_rank(pattern_flows(Pattern::ring, flat)) == 1);
+  // Repeated flows between one pair take consecutive tags; receives and sends in list order.
+  const RankFlows r0 = flows_of_rank(pattern_flows(Pattern::two_each_way, flat), 0);
+  REQUIRE(r0.in.size() == 2);
+  REQUIRE(r0.out.size() == 2);
+  CHECK((r0.in[0].peer == 1 && r0.in[0].tag_offset == 0 && r0.in[1].tag_offset == 1));
+  CHECK((r0.out[0].peer == 1 && r0.out[0].tag_offset == 0 && r0.out[1].tag_offset == 1));
+  CHECK(flows_of_rank(pattern_flows(Pattern::bidirectional, flat), 2).empty());
+}
+
+TEST_CASE("patterns on two leaves of two nodes of two ranks", "[calibrate]") {
+  const Topology t{2, 2, 2};
+  // Inside node 0 only.
+  CHECK(pattern_flows(Pattern::ring, t) == Flows{{0, 1}, {1, 0}});
+  CHECK(pattern_flows(Pattern::pairs, t) == Flows{{0, 1}, {1, 0}});
+  // Slot s of node 0 to slot s of node 1: two flows through each NIC direction.
+  CHECK(pattern_flows(Pattern::nic_one_way, t) == Flows{{0, 2}, {1, 3}});
+  CHECK(pattern_flows(Pattern::nic_bidirectional, t) == Flows{{0, 2}, {1, 3}, {2, 0}, {3, 1}});
+  // The first rank of node i of leaf 0 to that of node i of leaf 1.
+  CHECK(pattern_flows(Pattern::uplink, t) == Flows{{0, 4}, {2, 6}});
+  CHECK(pattern_flows(Pattern::node_rings, t) ==
+        Flows{{0, 1}, {1, 0}, {2, 3}, {3, 2}, {4, 5}, {5, 4}, {6, 7}, {7, 6}});
+  CHECK(messages_per_rank(pattern_flows(Pattern::nic_bidirectional, t)) == 1);
+  const RankFlows r2 = flows_of_rank(pattern_flows(Pattern::nic_bidirectional, t), 2);
+  CHECK((r2.in.size() == 1 && r2.in[0].peer == 0 && r2.out.size() == 1 && r2.out[0].peer == 0));
+}
+
+TEST_CASE("a pattern the topology cannot hold is refused", "[calibrate]") {
+  CHECK_THROWS_WITH(pattern_flows(Pattern::uplink, Topology{2, 2, 1}),
+                    "pattern uplink needs 2 leaves of at least 2 nodes");
+  CHECK_THROWS_WITH(pattern_flows(Pattern::uplink, Topology{2, 1, 2}),
+                    "pattern uplink needs 2 leaves of at least 2 nodes");
+  CHECK_THROWS_WITH(pattern_flows(Pattern::nic_one_way, Topology{4, 1, 1}),
+                    "pattern nic_one_way needs 2 nodes");
+  CHECK_THROWS_WITH(parse_pattern("star"),
+                    Catch::StartsWith("unknown pattern 'star' (pingpong, bidirectional"));
+  CHECK(parse_pattern("nic_bidirectional") == Pattern::nic_bidirectional);
+}

@@ -1,0 +1,143 @@
+// The platform file (calibrate/platform_xml.hpp): one node exactly as ddlcalibrate has always
+// written it (flat_2.xml was written by the code before calibration had classes), several
+// nodes with the nominal platform's names, routes and properties.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+#include "calibrate/platform_xml.hpp"
+
+using namespace ddl;
+using namespace ddl::calibrate;
+
+namespace {
+
+const std::vector<Segment> kLone{{0, 2e-6, 1 / 5e9}, {1 << 20, 10e-6, 1 / 10e9}};
+
+// A node's shared memory whose bus carries 1.5 lone flows' worth with 2 flows, 1.25 with 4.
+PlatformModel node_model(int ranks) {
+  PlatformModel m = model_from_pingpong(ranks, kLone, 16 << 20, 30e9);
+  std::vector<ContendedPoint> pts;
+  for (double bytes : {262144.0, 4194304.0}) {
+    const Segment& r = kLone[bytes < (1 << 20) ? 0 : 1];
+    const double transfer = bytes * r.seconds_per_byte;
+    pts.push_back({bytes, r.latency_s + transfer / 0.75, 2, 1});
+    pts.push_back({bytes, r.latency_s + transfer / 0.3125, 4, 2});
+  }
+  choose_capacities(m, pts);
+  m.memory_factors = "0:1;16384:0.5";
+  m.peer_read_factors = "0:1;65536:1.4";
+  return m;
+}
+
+// Leaf: 30 us + n / 40 MB/s; spine 50 us + n / 20 MB/s; NIC 50 MB/s, uplink 25 MB/s.
+NetworkModel network(const Topology& t) {
+  NetworkModel n;
+  n.topology = t;
+  n.nic_bandwidth = 50e6;
+  n.nic_latency = 15e-6;
+  n.classes.push_back({LinkClass::leaf, {{0, 30e-6, 1 / 40e6}}, 30e-6, 50e6});
+  if (t.leaves > 1) {
+    n.uplink_bandwidth = 25e6;
+    n.uplink_latency = 10e-6;
+    n.classes.push_back({LinkClass::spine, {{0, 50e-6, 1 / 20e6}}, 50e-6, 25e6});
+  }
+  return n;
+}
+
+bool has(const std::string& text, const std::string& line) {
+  return text.find(line) != std::string::npos;
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("one node: the flat platform, byte for byte as before", "[calibrate]") {
+  std::ifstream in(std::string(DDL_CALIBRATE_FIXTURES) + "/flat_2.xml");
+  REQUIRE(in);
+  std::stringstream expected;
+  expected << in.rdbuf();
+  CHECK(platform_xml(node_model(2), {"origin --x", "memory note"}) == expected.str());
+  const MessageFactors f = message_factors(kLone, 2e-6, 1e10);
+  CHECK(f.latency == "0:1;1048576:5");
+  CHECK(f.bandwidth == "0:0.5;1048576:1");
+}
+
+TEST_CASE("two leaves of two nodes of two ranks: names, routes and properties", "[calibrate]") {
+  PlatformModel m = node_model(8);
+  m.network = network(Topology{2, 2, 2});
+  const std::string x = platform_xml(m, {});
+  CHECK(has(x, "<prop id=\"ddl_dims\" value=\"2x2x2\"/>"));
+  CHECK(has(x, "<prop id=\"ddl_gpus\" value=\"8\"/>"));
+  // Every class its own factors, relative to its own route; no class-less table.
+  CHECK(has(x, "<prop id=\"ddl_node_lat_factors\" value=\"0:1;1048576:5\"/>"));
+  CHECK(has(x, "<prop id=\"ddl_node_bw_factors\" value=\"0:0.5;1048576:1\"/>"));
+  CHECK(has(x, "<prop id=\"ddl_leaf_lat_factors\" value=\"0:1\"/>"));
+  CHECK(has(x, "<prop id=\"ddl_leaf_bw_factors\" value=\"0:0.8\"/>"));
+  CHECK(has(x, "<prop id=\"ddl_spine_lat_factors\" value=\"0:1\"/>"));
+  CHECK(has(x, "<prop id=\"ddl_spine_bw_factors\" value=\"0:0.8\"/>"));
+  CHECK_FALSE(has(x, "\"ddl_lat_factors\""));
+  CHECK_FALSE(has(x, "\"ddl_bw_factors\""));
+  CHECK(has(x, "<prop id=\"ddl_memory_factors\" value=\"0:1;16384:0.5\"/>"));
+  CHECK(has(x, "<prop id=\"ddl_peer_read_factors\" value=\"0:1;65536:1.4\"/>"));
+  CHECK(has(
+      x,
+      "<host id=\"gpu5\" speed=\"1Gf\"><prop id=\"ddl_rank\" value=\"5\"/><prop id=\"ddl_node\" "
+      "value=\"2\"/><prop id=\"ddl_leaf\" value=\"1\"/><prop id=\"memory_bandwidth\" "
+      "value=\"3e+10\"/></host>"));
+  CHECK(count(x, "<host ") == 8);
+  // Links: a rank's copies, a node's shared memory (the bus, per flow count), NIC, uplink.
+  CHECK(has(x,
+            "<link id=\"gpu7-link\" bandwidth=\"1e+10Bps\" latency=\"1e-06s\" "
+            "sharing_policy=\"SPLITDUPLEX\"/>"));
+  CHECK(has(
+      x, "<link id=\"n3-shm\" bandwidth=\"1.5e+10Bps\" latency=\"0s\" sharing_policy=\"SHARED\">"));
+  CHECK(count(x, "<prop id=\"ddl_capacity_by_flows\" value=\"2:1;4:0.833333333\"/>") == 4);
+  CHECK(has(x,
+            "<link id=\"n3-nic\" bandwidth=\"50000000Bps\" latency=\"1.5e-05s\" "
+            "sharing_policy=\"SPLITDUPLEX\"/>"));
+  CHECK(has(x,
+            "<link id=\"leaf1-up\" bandwidth=\"25000000Bps\" latency=\"1e-05s\" "
+            "sharing_policy=\"SPLITDUPLEX\"/>"));
+  CHECK(count(x, "<link id=") == 8 + 4 + 4 + 2);
+  CHECK_FALSE(has(x, "id=\"bus\""));
+  CHECK_FALSE(has(x, "<router"));
+  // Routes: one per ordered pair, by class.
+  CHECK(count(x, "<route ") == 8 * 7);
+  CHECK(has(x,
+            "<route src=\"gpu7\" dst=\"gpu6\" symmetrical=\"NO\"><link_ctn id=\"gpu7-link\" "
+            "direction=\"UP\"/>"
+            "<link_ctn id=\"n3-shm\"/><link_ctn id=\"gpu6-link\" direction=\"DOWN\"/></route>"));
+  CHECK(has(x,
+            "<route src=\"gpu1\" dst=\"gpu2\" symmetrical=\"NO\"><link_ctn id=\"n0-nic\" "
+            "direction=\"UP\"/>"
+            "<link_ctn id=\"n1-nic\" direction=\"DOWN\"/></route>"));
+  CHECK(has(
+      x,
+      "<route src=\"gpu6\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"n3-nic\" "
+      "direction=\"UP\"/>"
+      "<link_ctn id=\"leaf1-up\" direction=\"UP\"/><link_ctn id=\"leaf0-up\" direction=\"DOWN\"/>"
+      "<link_ctn id=\"n0-nic\" direction=\"DOWN\"/></route>"));
+}
+
+TEST_CASE("one leaf: no uplinks, no spine class, dims without the leaves", "[calibrate]") {
+  PlatformModel m = node_model(4);
+  m.network = network(Topology{2, 2, 1});
+  const std::string x = platform_xml(m, {});
+  CHECK(has(x, "<prop id=\"ddl_dims\" value=\"2x2\"/>"));
+  CHECK(has(x, "ddl_leaf_bw_factors"));
+  CHECK_FALSE(has(x, "ddl_spine"));
+  CHECK_FALSE(has(x, "-up\""));
+  CHECK(count(x, "<route ") == 4 * 3);
+  CHECK(has(
+      x,
+      "<host id=\"gpu3\" speed=\"1Gf\"><prop id=\"ddl_rank\" value=\"3\"/><prop id=\"ddl_node\" "
+      "value=\"1\"/><prop id=\"ddl_leaf\" value=\"0\"/>"));
+  m.ranks = 6;
+  CHECK_THROWS_WITH(platform_xml(m, {}), "calibration: a topology of 4 ranks on a platform of 6");
+}
