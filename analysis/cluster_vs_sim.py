@@ -122,8 +122,12 @@ def speedup(d, config="b", fast="ddl", base="ring"):
 def plot_times(d, results):
     for config, c in d.groupby("config"):
         labels = list(dict.fromkeys(c["label"]))
-        fig, axes = plt.subplots(1, len(labels), figsize=(3.6 * len(labels), 3.6), squeeze=False, sharey=True)
-        for ax, name in zip(axes[0], labels):
+        cols = min(4, len(labels))
+        rows = (len(labels) + cols - 1) // cols
+        fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.4 * rows), squeeze=False, sharey=True)
+        for ax in axes.flat[len(labels):]:
+            ax.set_visible(False)
+        for ax, name in zip(axes.flat, labels):
             a = c[c["label"] == name].sort_values("size")
             ax.loglog(a["size"], a["time_us_measured"], "o-", color="black", label="measured")
             ax.loglog(a["size"], a["time_us_simulated"], "s--", color="tab:blue", label="simulated, calibrated")

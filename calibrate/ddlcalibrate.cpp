@@ -10,6 +10,7 @@
 // separate launches (calibrate/report.hpp).
 #include <mpi.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -94,7 +95,7 @@ Args parse(int argc, char** argv, bool& help) {
       "buffer; the exchange is also timed into peer-read buffers for the platform's "
       "ddl_peer_read_factors) or peer-read (every pattern lands in lines last read by the peer, as "
       "a ring's allgather receives into what it sent; no factors then)")(
-      "fit-tolerance", po::value<double>()->default_value(0.03, "0.03"),
+      "fit-tolerance", po::value<std::string>()->default_value("0.03"),
       "largest relative misfit of one latency/bandwidth pair before a new size range starts");
   const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlcalibrate");
   Args a;
@@ -119,9 +120,8 @@ Args parse(int argc, char** argv, bool& help) {
   a.output = vm["output"].as<std::string>();
   a.report = vm.count("report") ? vm["report"].as<std::string>()
                                 : a.output.substr(0, a.output.rfind(".xml")) + ".json";
-  a.tolerance = vm["fit-tolerance"].as<double>();
-  if (!(a.tolerance > 0 && a.tolerance < 1))
-    throw InvalidArgument("--fit-tolerance must be in (0, 1)");
+  a.tolerance =
+      harness::parse_number(vm["fit-tolerance"].as<std::string>(), "fit-tolerance", 0, 1);
   if (vm.count("combine")) {
     harness::refuse_given(
         vm,
@@ -136,7 +136,9 @@ Args parse(int argc, char** argv, bool& help) {
       static_cast<int>(harness::parse_integer(vm["reps"].as<std::string>(), "reps", 1, 1000000));
   if (a.plan.reps < 3)
     throw InvalidArgument("--reps must be at least 3 (a median and quartiles need them)");
-  const std::size_t factor = harness::parse_size(vm["stepfactor"].as<std::string>());
+  // -b/-e/-f as ddlsim and ddlrun read them (harness/cli.cpp): sizes, and an integer factor.
+  const auto factor = static_cast<std::size_t>(
+      harness::parse_integer(vm["stepfactor"].as<std::string>(), "stepfactor", 0, 1LL << 40));
   a.plan.sizes = harness::size_sweep(harness::parse_size(vm["minbytes"].as<std::string>()),
                                      harness::parse_size(vm["maxbytes"].as<std::string>()), factor);
   if (a.plan.sizes.size() < 2)
@@ -169,6 +171,10 @@ void check_outputs(const Args& args) {
 Measurements read_reports(const std::vector<std::string>& files) {
   std::vector<Measurements> launches;
   for (const std::string& f : files) {
+    // A directory opens as an empty stream: say what it is rather than "not JSON".
+    std::error_code ec;
+    if (std::filesystem::is_directory(f, ec))
+      throw InvalidArgument("calibration report '" + f + "' cannot be read: it is a directory");
     std::ifstream in(f);
     if (!in) throw InvalidArgument("calibration report '" + f + "' cannot be read");
     json r;

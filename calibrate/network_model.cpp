@@ -1,6 +1,7 @@
 #include "calibrate/network_model.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "algorithms/error.hpp"
@@ -52,7 +53,94 @@ void set_routes(NetworkModel& m) {
   }
 }
 
+// A point measured with flows both ways through a NIC (what the duplex link is fitted to).
+bool both_ways(const NetworkPoint& p) {
+  return duplex_flows(p) > p.flows_per_nic;
+}
+
+// The duplex factor with which `p`'s flows get the split links' share exactly: the duplex does
+// not bind at or above it.
+double split_factor(const NetworkModel& m, const NetworkPoint& p) {
+  double share = m.nic_bandwidth / std::max(p.flows_per_nic, 1);
+  if (p.flows_per_uplink > 0) share = std::min(share, m.uplink_bandwidth / p.flows_per_uplink);
+  return duplex_flows(p) * share / m.nic_bandwidth;
+}
+
+// n<i>-duplex by flow count (network_model.hpp), from the transfer-bound points measured both
+// ways; the other links already fitted. Leaves duplex_by_flows empty when no count is slowed by
+// more than kDuplexTolerance.
+void fit_duplex(NetworkModel& m, const std::vector<NetworkPoint>& points) {
+  m.duplex_by_flows.clear();
+  struct Count {
+    int flows = 0;
+    std::vector<NetworkPoint> points;
+  };
+  std::vector<Count> counts;  // ascending
+  for (const NetworkPoint& p : points) {
+    const Segment& s = segment_at(m.of(p.link_class).pingpong, p.bytes);
+    if (!both_ways(p) || !transfer_bound(s, p.bytes) || !(p.seconds > s.latency_s)) continue;
+    const int n = duplex_flows(p);
+    auto at =
+        std::find_if(counts.begin(), counts.end(), [n](const Count& c) { return c.flows >= n; });
+    if (at == counts.end() || at->flows != n) at = counts.insert(at, Count{n, {}});
+    at->points.push_back(p);
+  }
+  struct Fitted {
+    int flows = 0;
+    double factor = 0, split = 0;
+  };
+  std::vector<Fitted> fitted;
+  bool slowed = false;
+  for (const Count& c : counts) {
+    // Not binding: the split's factor for every point of the count (the largest of them).
+    double split = 0;
+    for (const NetworkPoint& p : c.points) split = std::max(split, split_factor(m, p));
+    // Candidates, in order of preference on a tie: not binding, then each point's exact
+    // solution, largest first; none below 1 (network_model.hpp).
+    std::vector<double> candidates;
+    for (const NetworkPoint& p : c.points) {
+      const ClassFit& f = m.of(p.link_class);
+      const Segment& s = segment_at(f.pingpong, p.bytes);
+      const double q = p.bytes / (p.seconds - s.latency_s) / s.bandwidth();
+      candidates.push_back(
+          std::clamp(c.flows * q * f.bottleneck / m.nic_bandwidth, std::min(1.0, split), split));
+    }
+    std::sort(candidates.begin(), candidates.end(), std::greater<>());
+    candidates.insert(candidates.begin(), split);
+    double best_error = -1, best = split;
+    for (double k : candidates) {
+      NetworkModel trial = m;
+      trial.duplex_by_flows = {{c.flows, k}};
+      const double e = squared_error(trial, c.points);
+      if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best = k;
+    }
+    // Within the tolerance of not binding: not binding.
+    const bool slows = best * (1 + kDuplexTolerance) < split;
+    fitted.push_back({c.flows, slows ? best : split, split});
+    slowed = slowed || slows;
+  }
+  if (!slowed) return;
+  // Below the smallest count measured both ways (one flow each way, when G > 1): from 2 flows
+  // on, that count's slowdown against the split NIC, at least 1 (unmeasured; a lone flow is
+  // below it and keeps the NIC's bandwidth).
+  const Fitted& first = fitted.front();
+  if (first.flows > 2)
+    m.duplex_by_flows.push_back({2, std::max(1.0, 2 * first.factor / first.split)});
+  for (const Fitted& f : fitted) m.duplex_by_flows.push_back({f.flows, f.factor});
+}
+
 }  // namespace
+
+int duplex_flows(const NetworkPoint& p) {
+  return p.flows_per_duplex > 0 ? p.flows_per_duplex : std::max(p.flows_per_nic, 1);
+}
+
+double NetworkModel::duplex_capacity(int flows) const {
+  double factor = 1;
+  for (const DuplexFactor& d : duplex_by_flows)
+    if (d.flows <= flows) factor = d.factor;
+  return nic_bandwidth * factor;
+}
 
 const ClassFit& NetworkModel::of(LinkClass c) const {
   for (const ClassFit& f : classes)
@@ -73,6 +161,10 @@ double predict(const NetworkModel& m, const NetworkPoint& p) {
   const Segment& s = segment_at(c.pingpong, p.bytes);
   double share = m.nic_bandwidth / std::max(p.flows_per_nic, 1);
   if (p.flows_per_uplink > 0) share = std::min(share, m.uplink_bandwidth / p.flows_per_uplink);
+  if (!m.duplex_by_flows.empty()) {
+    const int n = duplex_flows(p);
+    share = std::min(share, m.duplex_capacity(n) / n);
+  }
   return s.latency_s + p.bytes / (s.bandwidth() * std::min(1.0, share / c.bottleneck));
 }
 
@@ -110,11 +202,13 @@ NetworkModel fit_network(const Topology& t, const std::vector<ClassPingpong>& lo
       aggregate.empty() ? lone_flow_capacity(nic.pingpong, nic.largest_bytes) : median(aggregate);
   if (t.leaves == 1) {
     set_routes(m);
+    fit_duplex(m, points);
     return m;
   }
   if (!leaf) {  // one node per leaf: NICs and uplinks carry the same flows
     m.uplink_bandwidth = m.nic_bandwidth;
     set_routes(m);
+    fit_duplex(m, points);
     return m;
   }
   // Candidates, in order of preference on a tie: the ratio of a lone spine flow's speed to a
@@ -141,6 +235,7 @@ NetworkModel fit_network(const Topology& t, const std::vector<ClassPingpong>& lo
   }
   m.uplink_bandwidth = best;
   set_routes(m);
+  fit_duplex(m, points);
   return m;
 }
 

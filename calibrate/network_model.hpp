@@ -22,6 +22,31 @@
 //     that figure when it explains the pattern as well as any (so mixed traffic sees the
 //     uplink's real rate). With one node per leaf every spine flow crosses its NICs and uplinks
 //     alike, and the uplink gets the NIC's capacity.
+//
+// Both directions at once. The split-duplex NIC is right for one direction (two flows one way
+// share it as measured), but on the emulated cluster a NIC carrying traffic both ways is slower
+// than that: one flow each way took 1.6x a lone flow at 4 MB (raw TCP both ways costs 10-20 %;
+// the rest is Open MPI's rendezvous, whose clear-to-send waits behind the reverse direction's
+// queued data). So each node may also have n<i>-duplex: a SHARED link (both directions share
+// it), latency 0, bandwidth the NIC's, that every route between nodes crosses next to its NICs,
+// with a capacity by flow count (ddl_capacity_by_flows): with n flows crossing it, NIC x
+// duplex_factor(n). Per count of flows through the busiest NIC in both directions together, the
+// factor is fitted to the transfer-bound points of the patterns measured both ways
+// (nic_bidirectional: 2G flows), least squares on relative time error over the factor each point
+// implies alone and "not binding" (the split NIC's share), the larger on a tie. The rules:
+//   - a lone flow is below the first count: the NIC's bandwidth, its time unchanged;
+//   - a count is written only when its factor slows flows by more than kDuplexTolerance against
+//     the split NIC; no count written, no duplex link (the file as before);
+//   - factors are at least 1 (C(n) >= NIC): n flows one way then always get at least the split
+//     NIC's share NIC / n, so one-way patterns keep their fit. A both-ways slowdown beyond 2x
+//     (n/2 each way) would need less; the fit keeps one-way traffic right instead and leaves
+//     the both-ways points that residual (the report's model error shows it);
+//   - a count above a written one whose points show no slowdown gets the split's own factor, so
+//     the step does not carry the smaller count's slowdown up to it;
+//   - below the smallest count measured both ways (with G > 1 ranks per node: 2G; one flow each
+//     way, as a ring step sends, is not measured) the file says from 2 flows on what that count
+//     says: the same slowdown against the split NIC, at least 1. Otherwise the step's "factor 1
+//     below the first count" would give one flow each way half the split's share.
 #pragma once
 
 #include <vector>
@@ -39,12 +64,26 @@ struct ClassFit {
   double bottleneck = 0;     // B/s: the least capacity on its route (factors are relative to it)
 };
 
+// From `flows` flows crossing n<i>-duplex (both directions together) on: its capacity is the
+// NIC's bandwidth x `factor`.
+struct DuplexFactor {
+  int flows = 0;
+  double factor = 1;
+};
+
+// A count is written when its fitted factor slows flows by more than this against the split NIC.
+inline constexpr double kDuplexTolerance = 0.05;
+
 struct NetworkModel {
   Topology topology;
   double nic_bandwidth = 0, nic_latency = 0;        // each direction of each n<i>-nic
   double uplink_bandwidth = 0, uplink_latency = 0;  // each direction of each leaf<j>-up
-  std::vector<ClassFit> classes;                    // leaf and/or spine, in that order
-  const ClassFit& of(LinkClass c) const;            // InvalidArgument when not measured
+  // n<i>-duplex by flow count, ascending (below the first count: factor 1); empty: no such link.
+  std::vector<DuplexFactor> duplex_by_flows;
+  std::vector<ClassFit> classes;          // leaf and/or spine, in that order
+  const ClassFit& of(LinkClass c) const;  // InvalidArgument when not measured
+  // The capacity of n<i>-duplex with `flows` crossing it (the NIC's bandwidth without one).
+  double duplex_capacity(int flows) const;
 };
 
 // A measured per-flow time of a pattern between nodes, at one size.
@@ -54,7 +93,13 @@ struct NetworkPoint {
   double seconds = 0;
   int flows_per_nic = 1;     // flows through one direction of the busiest NIC
   int flows_per_uplink = 0;  // flows through one direction of the busiest uplink (0: none)
+  // Flows through the busiest NIC in both directions together (what n<i>-duplex counts);
+  // 0: flows_per_nic, all one way.
+  int flows_per_duplex = 0;
 };
+
+// The flows of `point` through the busiest NIC, both directions together.
+int duplex_flows(const NetworkPoint& point);
 
 // The simulated per-flow time of `point` on `model`, as CM02 computes it.
 double predict(const NetworkModel& model, const NetworkPoint& point);
@@ -76,8 +121,8 @@ struct ClassPingpong {
 double route_latency_of(const ClassPingpong& lone);
 
 // Latencies from route_latency_of (the NIC half the leaf route's, the uplink half of what the
-// spine route adds), capacities as the header says. Throws InvalidArgument when a class of
-// `topology` between nodes has no fit.
+// spine route adds), capacities and duplex factors as the header says. Throws InvalidArgument when
+// a class of `topology` between nodes has no fit.
 NetworkModel fit_network(const Topology& topology, const std::vector<ClassPingpong>& lone,
                          const std::vector<NetworkPoint>& points);
 

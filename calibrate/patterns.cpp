@@ -83,6 +83,16 @@ std::vector<Flow> pattern_flows(Pattern p, const Topology& t) {
   return f;
 }
 
+int nic_flows_both_ways(const std::vector<Flow>& flows, const Topology& t) {
+  std::map<int, int> through;  // node -> flows crossing its NIC
+  int most = 0;
+  for (const Flow& f : flows) {
+    const int a = t.node_of(f.src), b = t.node_of(f.dst);
+    if (a != b) most = std::max({most, ++through[a], ++through[b]});
+  }
+  return most;
+}
+
 int messages_per_rank(const std::vector<Flow>& flows) {
   std::map<int, int> in, out;
   int most = 0;

@@ -43,6 +43,10 @@ struct Flow {
 // InvalidArgument when `t` lacks what the pattern needs (e.g. uplink on one leaf).
 std::vector<Flow> pattern_flows(Pattern p, const Topology& t);
 
+// The most flows through one node's NIC, both directions together (flows between two nodes of
+// `t`; what a node's n<i>-duplex link counts: calibrate/network_model.hpp).
+int nic_flows_both_ways(const std::vector<Flow>& flows, const Topology& t);
+
 // The most messages one rank sends, or receives, in a step (so all ranks size their buffers
 // and batches alike).
 int messages_per_rank(const std::vector<Flow>& flows);

@@ -128,12 +128,29 @@ void network_link(std::ostringstream& x, const std::string& id, double bandwidth
     << number(latency) << "s\" sharing_policy=\"SPLITDUPLEX\"/><!-- " << why << " -->\n";
 }
 
+// A node's n<i>-duplex (calibrate/network_model.hpp): both directions of its NIC together.
+void duplex_link(std::ostringstream& x, const NetworkModel& n, const std::string& id) {
+  std::string by_flows, worth;
+  for (const DuplexFactor& d : n.duplex_by_flows) {
+    by_flows += (by_flows.empty() ? "" : ";") + std::to_string(d.flows) + ":" + number(d.factor);
+    worth += (worth.empty() ? "" : ", ") + std::to_string(d.flows) + " flows " + number(d.factor);
+  }
+  x << "    <link id=\"" << id << "\" bandwidth=\"" << number(n.nic_bandwidth)
+    << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\">"
+    << "<!-- both directions of the NIC at once: slower than each direction alone -->\n"
+    << "      <prop id=\"" << prop::kCapacityByFlows << "\" value=\"" << by_flows << "\"/>"
+    << "<!-- capacity with n flows crossing it (both ways) / the NIC's, fitted to the NIC patterns "
+    << "both ways (NICs' worth: " << worth << ") -->\n"
+    << "    </link>\n";
+}
+
 std::string multi_level_xml(const PlatformModel& m, const std::vector<std::string>& notes) {
   const NetworkModel& n = *m.network;
   const Topology& t = n.topology;
   if (t.ranks() != m.ranks)
     throw InvalidArgument("calibration: a topology of " + std::to_string(t.ranks()) +
                           " ranks on a platform of " + std::to_string(m.ranks));
+  const bool duplex = !n.duplex_by_flows.empty();
   std::ostringstream x;
   open_platform(x, notes);
   x << "    <prop id=\"" << prop::kDims << "\" value=\"" << t.dims() << "\"/>\n"
@@ -164,6 +181,7 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
     bus_link(x, m, "n" + std::to_string(i) + "-shm");
     network_link(x, "n" + std::to_string(i) + "-nic", n.nic_bandwidth, n.nic_latency,
                  "what the node's ranks move through it at once, each direction");
+    if (duplex) duplex_link(x, n, "n" + std::to_string(i) + "-duplex");
   }
   if (t.leaves > 1)
     for (int j = 0; j < t.leaves; ++j)
@@ -174,15 +192,20 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
       if (a == b) continue;
       const std::string na = "n" + std::to_string(t.node_of(a)),
                         nb = "n" + std::to_string(t.node_of(b));
-      switch (t.class_between(a, b)) {
-        case LinkClass::node: route(x, a, b, {up(gpu(a)), na + "-shm", down(gpu(b))}); break;
-        case LinkClass::leaf: route(x, a, b, {up(na + "-nic"), down(nb + "-nic")}); break;
-        case LinkClass::spine:
-          route(x, a, b,
-                {up(na + "-nic"), up("leaf" + std::to_string(t.leaf_of(a)) + "-up"),
-                 down("leaf" + std::to_string(t.leaf_of(b)) + "-up"), down(nb + "-nic")});
-          break;
+      if (t.class_between(a, b) == LinkClass::node) {
+        route(x, a, b, {up(gpu(a)), na + "-shm", down(gpu(b))});
+        continue;
       }
+      // Between nodes: the source's NIC (and duplex), any uplinks, the destination's.
+      std::vector<std::string> links{up(na + "-nic")};
+      if (duplex) links.push_back(na + "-duplex");
+      if (t.class_between(a, b) == LinkClass::spine) {
+        links.push_back(up("leaf" + std::to_string(t.leaf_of(a)) + "-up"));
+        links.push_back(down("leaf" + std::to_string(t.leaf_of(b)) + "-up"));
+      }
+      if (duplex) links.push_back(nb + "-duplex");
+      links.push_back(down(nb + "-nic"));
+      route(x, a, b, links);
     }
   x << "  </zone>\n</platform>\n";
   return x.str();

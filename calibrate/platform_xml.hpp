@@ -8,8 +8,10 @@
 // Several nodes: the names of the nominal platform of the same cluster (platforms/emulated.py),
 // so traces and plots of either line up. Hosts gpu<r> also carry ddl_node and ddl_leaf; each
 // node's bus is n<i>-shm (inside it the same model as one node), its NIC n<i>-nic, each leaf's
-// uplink leaf<j>-up (calibrate/network_model.hpp); one Full zone with a route per ordered pair
-// of hosts. Every class's factors are its own root properties (ddl_node_*, ddl_leaf_*,
+// uplink leaf<j>-up (calibrate/network_model.hpp), and where the NIC patterns measured both
+// ways call for it, n<i>-duplex (SHARED, ddl_capacity_by_flows), crossed by every route between
+// nodes after the source's NIC and before the destination's; one Full zone with a route per
+// ordered pair of hosts. Every class's factors are its own root properties (ddl_node_*, ddl_leaf_*,
 // ddl_spine_*), relative to its own route, so no class-less table is written.
 #pragma once
 

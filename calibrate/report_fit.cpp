@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "algorithms/error.hpp"
+#include "calibrate/patterns.hpp"
 #include "calibrate/report.hpp"
 
 namespace ddl::calibrate {
@@ -79,6 +80,18 @@ json segments_json(const std::vector<Segment>& fit) {
   return segments;
 }
 
+// The flows of a pattern between nodes through the busiest NIC, both directions together:
+// from its flows on `t` (reports name the patterns of calibrate/patterns.hpp, so reports
+// written before the duplex link was fitted give it too); a name it does not know, one way.
+int duplex_flows_of(const NetworkShape& shape, const Topology& t) {
+  try {
+    const int n = nic_flows_both_ways(pattern_flows(parse_pattern(shape.name), t), t);
+    return n > 0 ? n : shape.flows_per_nic;
+  } catch (const InvalidArgument&) {
+    return shape.flows_per_nic;
+  }
+}
+
 // The classes between nodes: each one's ping-pong fit, then the links (fit_network), then the
 // report's "network" object (per class: every row beside its fit and the model).
 json fit_network_classes(const Measurements& m, double tolerance, PlatformModel& model) {
@@ -90,7 +103,8 @@ json fit_network_classes(const Measurements& m, double tolerance, PlatformModel&
       pts.push_back({static_cast<double>(t.bytes), t.pingpong.median});
       for (std::size_t k = 0; k < c.patterns.size(); ++k)
         points.push_back({c.link_class, static_cast<double>(t.bytes), t.patterns[k].median,
-                          c.patterns[k].flows_per_nic, c.patterns[k].flows_per_uplink});
+                          c.patterns[k].flows_per_nic, c.patterns[k].flows_per_uplink,
+                          duplex_flows_of(c.patterns[k], m.topology)});
     }
     lone.push_back({c.link_class, fit_piecewise(pts, tolerance), pts.back().bytes, pts});
   }
@@ -113,6 +127,7 @@ json fit_network_classes(const Measurements& m, double tolerance, PlatformModel&
         json& cell = row[c.patterns[k].name] = spread_json(t.patterns[k]);
         cell["flows_per_nic"] = q.flows_per_nic;
         cell["flows_per_uplink"] = q.flows_per_uplink;
+        cell["flows_per_duplex"] = duplex_flows(q);
         cell["model_s"] = predict(*model.network, q);
         cell["model_error_pct"] = 100 * (predict(*model.network, q) - q.seconds) / q.seconds;
       }
@@ -242,6 +257,13 @@ Calibration fit_measurements(const Measurements& m, double tolerance,
     const NetworkModel& n = *c.model.network;
     r["platform"]["nic_Bps"] = n.nic_bandwidth;
     r["platform"]["nic_latency_s"] = n.nic_latency;
+    if (!n.duplex_by_flows.empty()) {
+      json duplex = json::array();
+      for (const DuplexFactor& d : n.duplex_by_flows)
+        duplex.push_back(
+            {{"flows", d.flows}, {"factor", d.factor}, {"duplex_Bps", n.nic_bandwidth * d.factor}});
+      r["platform"]["duplex_by_flows"] = duplex;
+    }
     if (m.topology.leaves > 1) {
       r["platform"]["uplink_Bps"] = n.uplink_bandwidth;
       r["platform"]["uplink_latency_s"] = n.uplink_latency;

@@ -53,6 +53,12 @@ std::string network_summary(const Measurements& m, const Calibration& c) {
   if (m.topology.leaves > 1)
     append(out, "; uplink %.6f GB/s (%.3f NICs' worth), latency %.3f us", n.uplink_bandwidth / 1e9,
            n.uplink_bandwidth / n.nic_bandwidth, n.uplink_latency * 1e6);
+  for (const DuplexFactor& d : n.duplex_by_flows)
+    append(out, "%s %d flows %.3f",
+           &d == &n.duplex_by_flows.front() ? "; both ways at once (duplex, NICs' worth by flows:"
+                                            : ",",
+           d.flows, d.factor);
+  if (!n.duplex_by_flows.empty()) out += ")";
   append(out, "; topology %d ranks per node x %d nodes per leaf x %d leaves\n",
          m.topology.ranks_per_node, m.topology.nodes_per_leaf, m.topology.leaves);
   return out;

@@ -11,15 +11,19 @@
 # plots, a Gantt chart, the ranking and, last, the summary line.
 #
 #   experiments/cluster_vs_sim.sh                 # tools from build/bin, needs root
-#   NIC=200mbit UPLINK=100mbit experiments/cluster_vs_sim.sh
+#   CONFIGS=b RATE_b=100mbit experiments/cluster_vs_sim.sh   # one configuration again
 #
-# Environment: BUILD (default build; DDLRUN, DDLSIM, DDLCALIBRATE override single tools), NIC
-# and UPLINK (tc rates, default 500mbit each: b's leaf has 2 x NIC below one UPLINK, so its
-# uplink is oversubscribed 2:1; why these rates: experiments/results/cluster_vs_sim/README.md),
-# ITERS (ddlrun -n, default 3), WARMUP (default 1), LAUNCHES (default 2), REPS (ddlcalibrate
-# --reps, default 5), OUT (default experiments/results/cluster_vs_sim), PYTHON (default
-# /usr/bin/python3), DDLCLUSTER_PREFIX (default ddlx), CONFIGS (default "a b"), MAXBYTES (the
-# largest size, default 64M: smaller for a quick trial).
+# Environment: BUILD (default build; DDLRUN, DDLSIM, DDLCALIBRATE override single tools),
+# RATE_a and RATE_b (the tc rate of every NIC and uplink of each configuration, default 500mbit
+# and 200mbit: b's leaf has 2 x NIC below one uplink, so its uplink is oversubscribed 2:1; b runs
+# 8 ranks on the machine's 2 cores, which at 500mbit set the pace instead of the shaper: why
+# these rates in experiments/results/cluster_vs_sim/README.md), ITERS (ddlrun -n, default 3),
+# WARMUP (default 1), LAUNCHES (default 2), REPS (ddlcalibrate --reps, default 5), OUT (default
+# experiments/results/cluster_vs_sim), PYTHON (default /usr/bin/python3), DDLCLUSTER_PREFIX
+# (default ddlx), CONFIGS (default "a b"; one configuration reruns only its own files),
+# MAXBYTES (the largest size, default 64M: smaller for a quick trial), RESIMULATE=1 (no cluster,
+# no measurement: refit the platforms from the calibration reports in OUT and simulate and
+# analyse again, after a change to the model; needs no root).
 # The machine's CPU time during every measured launch is recorded (cpu.csv): idle cores show
 # that the network, not the 2 cores, set the pace.
 set -euo pipefail
@@ -28,8 +32,8 @@ BUILD=${BUILD:-build}
 DDLRUN=${DDLRUN:-$BUILD/bin/ddlrun}
 DDLSIM=${DDLSIM:-$BUILD/bin/ddlsim}
 DDLCALIBRATE=${DDLCALIBRATE:-$BUILD/bin/ddlcalibrate}
-NIC=${NIC:-500mbit}
-UPLINK=${UPLINK:-500mbit}
+RATE_a=${RATE_a:-500mbit}
+RATE_b=${RATE_b:-200mbit}
 ITERS=${ITERS:-3}
 WARMUP=${WARMUP:-1}
 LAUNCHES=${LAUNCHES:-2}
@@ -44,6 +48,7 @@ MAXBYTES=${MAXBYTES:-64M}
 SIZES=(-b 64K -e "$MAXBYTES" -f 4)
 GANTT_SIZE=4M
 TIMEOUT=900
+RESIMULATE=${RESIMULATE:-0}
 
 die() {
   echo "cluster_vs_sim.sh: $*" >&2
@@ -52,7 +57,8 @@ die() {
 for tool in "$DDLRUN" "$DDLSIM" "$DDLCALIBRATE"; do
   [ -x "$tool" ] || die "$tool is missing: build it first (or set BUILD / DDLRUN / DDLSIM / DDLCALIBRATE)"
 done
-[ "$(id -u)" = 0 ] || die "must run as root (the emulated cluster is made of network namespaces)"
+[ "$RESIMULATE" = 1 ] || [ "$(id -u)" = 0 ] ||
+  die "must run as root (the emulated cluster is made of network namespaces)"
 "$PYTHON" -c 'import pandas, matplotlib' 2> /dev/null ||
   die "$PYTHON lacks pandas/matplotlib: apt-get install python3-pandas python3-matplotlib"
 for v in ITERS WARMUP REPS LAUNCHES; do
@@ -65,12 +71,8 @@ done
 
 trap '"$CLUSTER" down > /dev/null 2>&1 || true' EXIT
 mkdir -p "$OUT"
-COMMANDS=$OUT/commands.txt
-{
-  echo "# experiments/cluster_vs_sim.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "# BUILD=$BUILD NIC=$NIC UPLINK=$UPLINK ITERS=$ITERS WARMUP=$WARMUP LAUNCHES=$LAUNCHES REPS=$REPS CONFIGS='$CONFIGS'"
-} > "$COMMANDS"
-echo "config,variant,launch,wall_s,user_s,system_s,softirq_s,idle_s,busy_cores" > "$OUT/cpu.csv"
+CPU=$OUT/cpu.csv
+[ -f "$CPU" ] || echo "config,variant,launch,wall_s,user_s,system_s,softirq_s,idle_s,busy_cores" > "$CPU"
 run() {  # log the command, then run it
   echo "$*" >> "$COMMANDS"
   "$@"
@@ -90,7 +92,7 @@ measured() {
   awk -v c="$c" -v v="$variant" -v l="$launch" -v t0="$t0" -v t1="$t1" -v hz="$(getconf CLK_TCK)" \
     -v b="$before" -v a="$after" 'BEGIN { split(b, x, " "); split(a, y, " "); w = t1 - t0
       u = (y[1] - x[1]) / hz; s = (y[2] - x[2]) / hz; q = (y[3] - x[3]) / hz; i = (y[4] - x[4]) / hz
-      printf "%s,%s,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", c, v, l, w, u, s, q, i, (u + s + q) / w }' >> "$OUT/cpu.csv"
+      printf "%s,%s,%s,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f\n", c, v, l, w, u, s, q, i, (u + s + q) / w }' >> "$CPU"
 }
 
 for c in $CONFIGS; do
@@ -100,10 +102,22 @@ for c in $CONFIGS; do
     nodes=4 npl=2 dims=2x2x2 other=2x4
   fi
   P=$((nodes * 2))
+  rate_var=RATE_$c
+  rate=${!rate_var}
+  COMMANDS=$OUT/commands_$c.txt
+  if [ "$RESIMULATE" = 1 ]; then
+    [ -f "$OUT/calibrated_$c.launch1.json" ] || die "RESIMULATE: no calibration reports of $c in $OUT"
+    echo "# RESIMULATE=1 $(date -u +%Y-%m-%dT%H:%M:%SZ): refitted and simulated again from the files above" >> "$COMMANDS"
+  else
   rm -f "$OUT"/measured_"$c"_* "$OUT"/simulated_"$c"_* "$OUT"/nominal_"$c"* "$OUT"/calibrated_"$c".* \
     "$OUT"/trace_*_"$c".csv
-  echo "cluster_vs_sim.sh: config $c: $nodes nodes x 2 ranks, $npl per leaf, NIC $NIC, uplink $UPLINK" >&2
-  run "$CLUSTER" up --nodes "$nodes" --ranks-per-node 2 --nodes-per-leaf "$npl" --nic "$NIC" --uplink "$UPLINK" >&2
+  sed -i "/^$c,/d" "$CPU"
+  {
+    echo "# experiments/cluster_vs_sim.sh, config $c, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "# BUILD=$BUILD RATE_$c=$rate ITERS=$ITERS WARMUP=$WARMUP LAUNCHES=$LAUNCHES REPS=$REPS MAXBYTES=$MAXBYTES"
+  } > "$COMMANDS"
+  echo "cluster_vs_sim.sh: config $c: $nodes nodes x 2 ranks, $npl per leaf, NIC and uplink $rate" >&2
+  run "$CLUSTER" up --nodes "$nodes" --ranks-per-node 2 --nodes-per-leaf "$npl" --nic "$rate" --uplink "$rate" >&2
   run "$CLUSTER" platform -o "$OUT/nominal_$c.xml"
   for i in $(seq "$LAUNCHES"); do
     echo "cluster_vs_sim.sh: config $c, launch $i of $LAUNCHES: calibrating, measuring" >&2
@@ -113,6 +127,12 @@ for c in $CONFIGS; do
     measured "$c" rings2 "$i" "$OUT/measured_${c}_rings2.launch$i.csv" --algo ddl --dims "$dims" --rings 2
     measured "$c" grid "$i" "$OUT/measured_${c}_grid.launch$i.csv" --algo ddl --dims "$other"
   done
+  # One ddl case traced for the Gantt chart (a separate run: tracing must not perturb the
+  # timings above).
+  run "$CLUSTER" run -- -np "$P" "$DDLRUN" --algo ddl --dims "$dims" -b "$GANTT_SIZE" -e "$GANTT_SIZE" -n 1 -w 1 \
+    --check --timeout "$TIMEOUT" --trace "$OUT/trace_measured_$c.csv" --format csv > /dev/null
+  run "$CLUSTER" down >&2
+  fi
   mapfile -t reports < <(for i in $(seq "$LAUNCHES"); do echo "$OUT/calibrated_$c.launch$i.json"; done)
   run "$DDLCALIBRATE" --combine "${reports[@]}" --output "$OUT/calibrated_$c.xml" > "$OUT/calibrated_$c.txt"
   echo "cluster_vs_sim.sh: config $c: simulating" >&2
@@ -125,17 +145,12 @@ for c in $CONFIGS; do
     run "$DDLSIM" --platform "$OUT/${platform}_$c.xml" --algo ddl --dims "$other" "${SIZES[@]}" --format csv \
       > "$OUT/${prefix}_${c}_grid.csv"
   done
-  # One ddl case traced by both tools for the Gantt chart (separate runs: tracing must not
-  # perturb the timings above).
-  run "$CLUSTER" run -- -np "$P" "$DDLRUN" --algo ddl --dims "$dims" -b "$GANTT_SIZE" -e "$GANTT_SIZE" -n 1 -w 1 \
-    --check --timeout "$TIMEOUT" --trace "$OUT/trace_measured_$c.csv" --format csv > /dev/null
   run "$DDLSIM" --platform "$OUT/calibrated_$c.xml" --algo ddl --dims "$dims" -b "$GANTT_SIZE" -e "$GANTT_SIZE" \
     --trace "$OUT/trace_simulated_$c.csv" --format csv > /dev/null
-  run "$CLUSTER" down >&2
 done
 trap - EXIT
 
-echo "$PYTHON analysis/cluster_vs_sim.py $OUT" >> "$COMMANDS"
+echo "# then: $PYTHON analysis/cluster_vs_sim.py $OUT" >> "$COMMANDS"
 set +e
 "$PYTHON" analysis/cluster_vs_sim.py "$OUT" | tee "$OUT/analysis.txt"
 status=${PIPESTATUS[0]}

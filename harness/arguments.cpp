@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <vector>
 
 #include "algorithms/error.hpp"
@@ -133,6 +134,22 @@ double parse_seconds(std::string_view text, const std::string& flag, double max_
   if (value > max_s)
     throw InvalidArgument("--" + flag + " must be at most " +
                           std::to_string(static_cast<long long>(max_s)) + " s" + got);
+  return value;
+}
+
+double parse_number(std::string_view text, const std::string& flag, double low, double high) {
+  std::ostringstream range;
+  range << " (a finite number between " << low << " and " << high << ", both excluded)";
+  double value = 0;
+  const char* last = text.data() + text.size();
+  const auto [end, ec] = std::from_chars(text.data(), last, value);
+  const bool out_of_range = ec == std::errc::result_out_of_range && end == last;
+  if (text.empty() || (ec != std::errc() && !out_of_range) || end != last)
+    throw InvalidArgument("bad --" + flag + " '" + std::string(text) + "': not a number" +
+                          range.str());
+  if (out_of_range || !std::isfinite(value) || !(value > low && value < high))
+    throw InvalidArgument("bad --" + flag + " '" + std::string(text) + "': out of range" +
+                          range.str());
   return value;
 }
 

@@ -40,4 +40,8 @@ long long parse_integer(std::string_view text, const std::string& flag, long lon
 // max_s are refused naming the flag (a wait "bounded" by inf is no bound).
 double parse_seconds(std::string_view text, const std::string& flag, double max_s);
 
+// A finite decimal number strictly between low and high (a tolerance in (0, 1)): "inf", "nan",
+// the bounds themselves and anything outside are refused naming the flag and the range.
+double parse_number(std::string_view text, const std::string& flag, double low, double high);
+
 }  // namespace ddl::harness

@@ -180,3 +180,49 @@ TEST_CASE(
   }
   std::remove(xml.c_str());
 }
+
+TEST_CASE("a NIC slower both ways: the written duplex link costs each NIC pattern as predicted",
+          "[calibrate][sim]") {
+  // Leaf 30 us + n / 40 MB/s; spine 50 us + n / 20 MB/s. Flows one way at the split NIC's share;
+  // both ways 1.6x slower in transfer: duplex factor 1.25 (from 2 flows on, and at 4 with G = 2).
+  const std::vector<Segment> inside{{0, 2e-6, 1 / 5e9}, {1 << 20, 10e-6, 1 / 10e9}};
+  const std::vector<ClassPingpong> lone{{LinkClass::leaf, {{0, 30e-6, 1 / 40e6}}, 4 << 20, {}},
+                                        {LinkClass::spine, {{0, 50e-6, 1 / 20e6}}, 4 << 20, {}}};
+  const std::vector<double> sizes{kSmall, kLarge};
+  for (const int g : {1, 2}) {
+    const Topology t{g, 2, 2};
+    std::vector<NetworkPoint> points;
+    for (double n : {1048576.0, 4194304.0}) {
+      points.push_back({LinkClass::leaf, n, 30e-6 + g * n / 40e6, g, 0, g});
+      points.push_back({LinkClass::leaf, n, 30e-6 + 1.6 * g * n / 40e6, g, 0, 2 * g});
+      points.push_back({LinkClass::spine, n, 50e-6 + n / 10e6, 1, 2, 1});
+    }
+    PlatformModel m = model_from_pingpong(t.ranks(), inside, 16 << 20, 30e9);
+    m.network = fit_network(t, lone, points);
+    REQUIRE_FALSE(m.network->duplex_by_flows.empty());
+    CHECK(m.network->duplex_by_flows.back().factor == Approx(1.25).epsilon(1e-9));
+    const std::string xml = temp_file(platform_xml(m, {}));
+    struct Case {
+      std::string args;
+      NetworkPoint point;  // bytes and seconds unset
+    };
+    for (const Case& k :
+         std::vector<Case>{{"--peer " + std::to_string(g), {LinkClass::leaf, 0, 0, 1, 0, 1}},
+                           {"--peer " + std::to_string(2 * g), {LinkClass::spine, 0, 0, 1, 1, 1}},
+                           {"--pattern nic_one_way", {LinkClass::leaf, 0, 0, g, 0, g}},
+                           {"--pattern nic_bidirectional", {LinkClass::leaf, 0, 0, g, 0, 2 * g}},
+                           {"--pattern uplink", {LinkClass::spine, 0, 0, 1, 2, 1}}}) {
+      const std::vector<double> simulated = simulate(xml, k.args, sizes);
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        NetworkPoint p = k.point;
+        p.bytes = sizes[i];
+        INFO("G " << g << " " << k.args << " " << sizes[i] << " B");
+        CHECK(simulated[i] == Approx(predict(*m.network, p)).epsilon(0.01));
+      }
+    }
+    // Both ways at 4 MB: the measured 1.6x, not the split NIC's 1x.
+    NetworkPoint both{LinkClass::leaf, kLarge, 0, g, 0, 2 * g};
+    CHECK(predict(*m.network, both) == Approx(30e-6 + 1.6 * g * kLarge / 40e6).epsilon(1e-9));
+    std::remove(xml.c_str());
+  }
+}

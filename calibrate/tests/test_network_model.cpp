@@ -117,3 +117,81 @@ TEST_CASE("a route's latency is the median small message, not one slow draw", "[
   CHECK(m.nic_latency == Approx(11.75e-6).epsilon(1e-12));
   CHECK(m.uplink_latency == Approx(9e-6).epsilon(1e-12));
 }
+
+namespace {
+
+// Leaf flows of `ranks_per_node` ranks per node: one way at the split NIC's share (each of G
+// flows at 1/G of a lone flow's 40 MB/s), and both ways `slowdown` times slower in transfer.
+std::vector<NetworkPoint> both_ways(int g, double slowdown) {
+  std::vector<NetworkPoint> p;
+  for (double n : {kMiB, 4 * kMiB}) {
+    p.push_back({LinkClass::leaf, n, 30e-6 + n * g / 40e6, g, 0, g});
+    p.push_back({LinkClass::leaf, n, 30e-6 + slowdown * n * g / 40e6, g, 0, 2 * g});
+  }
+  p.push_back({LinkClass::leaf, 64, 10e-3, g, 0, 2 * g});  // latency-bound: ignored
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a NIC slower both ways at once gets a duplex link fitted per flow count",
+          "[calibrate]") {
+  const std::vector<ClassPingpong> leaf{lone(20e6).front()};
+  // One flow each way, each 1.6x a lone flow's transfer: 2 flows share 2 x 40 / 1.6 = 1.25
+  // NICs' worth.
+  const NetworkModel one = fit_network(Topology{1, 2, 1}, leaf, both_ways(1, 1.6));
+  CHECK(one.nic_bandwidth == Approx(40e6).epsilon(1e-12));  // no one-way point of 2 flows
+  REQUIRE(one.duplex_by_flows.size() == 1);
+  CHECK(one.duplex_by_flows[0].flows == 2);
+  CHECK(one.duplex_by_flows[0].factor == Approx(1.25).epsilon(1e-12));
+  CHECK(one.duplex_capacity(1) == Approx(40e6).epsilon(1e-12));
+  CHECK(one.duplex_capacity(3) == Approx(50e6).epsilon(1e-12));
+  for (const NetworkPoint& p : both_ways(1, 1.6))
+    if (p.bytes > 64) CHECK(predict(one, p) == Approx(p.seconds).epsilon(1e-12));
+  // A lone flow, and two flows one way (duplex 1.25 NICs / 2 > the split NIC's 1 / 2), as before.
+  CHECK(predict(one, {LinkClass::leaf, kMiB, 0, 1, 0}) ==
+        Approx(30e-6 + kMiB / 40e6).epsilon(1e-12));
+  CHECK(predict(one, {LinkClass::leaf, kMiB, 0, 2, 0}) ==
+        Approx(30e-6 + kMiB / 20e6).epsilon(1e-12));
+
+  // Two flows each way, 1.6x the two-flows-one-way transfer: 4 flows share 1.25 NICs; one way
+  // (2 flows) unchanged; one flow each way (2 flows, not measured) takes the same slowdown
+  // against the split NIC from 2 flows on: 1.25.
+  const std::vector<NetworkPoint> two = both_ways(2, 1.6);
+  const NetworkModel m = fit_network(Topology{2, 2, 1}, leaf, two);
+  REQUIRE(m.duplex_by_flows.size() == 2);
+  CHECK(m.duplex_by_flows[0].flows == 2);
+  CHECK(m.duplex_by_flows[0].factor == Approx(1.25).epsilon(1e-12));
+  CHECK(m.duplex_by_flows[1].flows == 4);
+  CHECK(m.duplex_by_flows[1].factor == Approx(1.25).epsilon(1e-12));
+  for (const NetworkPoint& p : two)
+    if (p.bytes > 64) CHECK(predict(m, p) == Approx(p.seconds).epsilon(1e-12));
+  CHECK(predict(m, {LinkClass::leaf, kMiB, 0, 1, 0, 2}) ==
+        Approx(30e-6 + 1.6 * kMiB / 40e6).epsilon(1e-12));
+
+  // Within the tolerance (4 %): no duplex link, every prediction as without one.
+  const NetworkModel near = fit_network(Topology{2, 2, 1}, leaf, both_ways(2, 1.04));
+  CHECK(near.duplex_by_flows.empty());
+  CHECK(predict(near, both_ways(2, 1.04)[1]) == Approx(30e-6 + 2 * kMiB / 40e6).epsilon(1e-12));
+}
+
+TEST_CASE("the duplex never binds one-way traffic below the split NIC", "[calibrate]") {
+  const std::vector<ClassPingpong> leaf{lone(20e6).front()};
+  // One flow each way at 2.5x a lone flow: 0.8 NICs would explain it, but two flows one way
+  // would then get less than the split NIC's half: the factor stays 1 (both ways 2x, -20 %).
+  const NetworkModel m = fit_network(Topology{1, 2, 1}, leaf, both_ways(1, 2.5));
+  REQUIRE(m.duplex_by_flows.size() == 1);
+  CHECK(m.duplex_by_flows[0].factor == 1);
+  CHECK(predict(m, {LinkClass::leaf, kMiB, 0, 1, 0, 2}) ==
+        Approx(30e-6 + 2 * kMiB / 40e6).epsilon(1e-12));
+  CHECK(predict(m, {LinkClass::leaf, kMiB, 0, 2, 0}) == Approx(30e-6 + kMiB / 20e6).epsilon(1e-12));
+  // A larger count that is not slowed gets the split's own factor, not the smaller one's.
+  std::vector<NetworkPoint> mixed = both_ways(1, 1.6);
+  for (double n : {kMiB, 4 * kMiB})
+    mixed.push_back({LinkClass::leaf, n, 30e-6 + 2 * n / 40e6, 2, 0, 4});
+  const NetworkModel k = fit_network(Topology{1, 2, 1}, leaf, mixed);
+  REQUIRE(k.duplex_by_flows.size() == 2);
+  CHECK(k.duplex_by_flows[0].factor == Approx(1.25).epsilon(1e-12));
+  CHECK(k.duplex_by_flows[1].flows == 4);
+  CHECK(k.duplex_by_flows[1].factor == Approx(2).epsilon(1e-12));
+}

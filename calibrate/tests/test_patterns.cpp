@@ -57,3 +57,11 @@ TEST_CASE("a pattern the topology cannot hold is refused", "[calibrate]") {
                     Catch::StartsWith("unknown pattern 'star' (pingpong, bidirectional"));
   CHECK(parse_pattern("nic_bidirectional") == Pattern::nic_bidirectional);
 }
+
+TEST_CASE("flows through the busiest NIC, both directions together", "[calibrate]") {
+  const Topology t{2, 2, 2};
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::nic_one_way, t), t) == 2);
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::nic_bidirectional, t), t) == 4);
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::uplink, t), t) == 1);
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::pairs, t), t) == 0);
+}

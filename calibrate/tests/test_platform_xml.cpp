@@ -3,6 +3,7 @@
 // nodes with the nominal platform's names, routes and properties.
 #include <catch2/catch.hpp>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "calibrate/platform_xml.hpp"
@@ -140,4 +141,40 @@ TEST_CASE("one leaf: no uplinks, no spine class, dims without the leaves", "[cal
       "value=\"1\"/><prop id=\"ddl_leaf\" value=\"0\"/>"));
   m.ranks = 6;
   CHECK_THROWS_WITH(platform_xml(m, {}), "calibration: a topology of 4 ranks on a platform of 6");
+}
+
+TEST_CASE("a NIC slower both ways: n<i>-duplex, its capacity by flows, routes through it",
+          "[calibrate]") {
+  PlatformModel m = node_model(8);
+  m.network = network(Topology{2, 2, 2});
+  const std::string plain = platform_xml(m, {});
+  CHECK_FALSE(has(plain, "-duplex"));
+  m.network->duplex_by_flows = {{2, 1.25}, {4, 1.25}};
+  const std::string x = platform_xml(m, {});
+  CHECK(has(x,
+            "<link id=\"n2-duplex\" bandwidth=\"50000000Bps\" latency=\"0s\" "
+            "sharing_policy=\"SHARED\">"));
+  CHECK(count(x, "<prop id=\"ddl_capacity_by_flows\" value=\"2:1.25;4:1.25\"/>") == 4);
+  CHECK(count(x, "-duplex\" bandwidth") == 4);
+  CHECK(count(x, "<link id=") == 8 + 4 + 4 + 4 + 2);
+  // Same node: untouched; between nodes: after the source's NIC, before the destination's.
+  CHECK(has(x,
+            "<route src=\"gpu7\" dst=\"gpu6\" symmetrical=\"NO\"><link_ctn id=\"gpu7-link\" "
+            "direction=\"UP\"/><link_ctn id=\"n3-shm\"/><link_ctn id=\"gpu6-link\" "
+            "direction=\"DOWN\"/></route>"));
+  CHECK(has(x,
+            "<route src=\"gpu1\" dst=\"gpu2\" symmetrical=\"NO\"><link_ctn id=\"n0-nic\" "
+            "direction=\"UP\"/><link_ctn id=\"n0-duplex\"/><link_ctn id=\"n1-duplex\"/>"
+            "<link_ctn id=\"n1-nic\" direction=\"DOWN\"/></route>"));
+  CHECK(has(x,
+            "<route src=\"gpu6\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"n3-nic\" "
+            "direction=\"UP\"/><link_ctn id=\"n3-duplex\"/><link_ctn id=\"leaf1-up\" "
+            "direction=\"UP\"/><link_ctn id=\"leaf0-up\" direction=\"DOWN\"/><link_ctn "
+            "id=\"n0-duplex\"/><link_ctn id=\"n0-nic\" direction=\"DOWN\"/></route>"));
+  CHECK(count(x, "-duplex\"/>") == 2 * (8 * 7 - 4 * 2));
+  // Everything else as without it.
+  std::string stripped = std::regex_replace(
+      x, std::regex("    <link id=\"n[0-9]+-duplex\"[^\n]*\n[^\n]*\n    </link>\n"), "");
+  stripped = std::regex_replace(stripped, std::regex("<link_ctn id=\"n[0-9]+-duplex\"/>"), "");
+  CHECK(stripped == plain);
 }

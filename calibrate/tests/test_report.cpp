@@ -174,3 +174,57 @@ TEST_CASE("the peer-read exchange reads back, combines and becomes ddl_peer_read
   CHECK_THROWS_WITH(read_report(partial, "r.json"),
                     Catch::Contains("only some message rows have bidirectional_peer_read"));
 }
+
+namespace {
+
+// Two nodes of two ranks (one leaf): ping-pong between them 30 us + n / 40 MB/s, two flows one
+// way at the split NIC's share, two each way `slowdown` times slower in transfer.
+Measurements two_nodes(double slowdown) {
+  Measurements m = launch(1.0);
+  m.ranks = 4;
+  m.topology = Topology{2, 2, 1};
+  ClassMessages c;
+  c.link_class = LinkClass::leaf;
+  c.patterns = {{"nic_one_way", 2, 0}, {"nic_bidirectional", 2, 0}};
+  for (std::size_t bytes : {1024, 65536, 1 << 20, 4 << 20}) {
+    const double n = static_cast<double>(bytes);
+    c.messages.push_back({bytes,
+                          around(30e-6 + n / 40e6),
+                          {around(30e-6 + 2 * n / 40e6), around(30e-6 + slowdown * 2 * n / 40e6)},
+                          std::nullopt});
+  }
+  m.network = {c};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("the duplex link is fitted from a report's NIC patterns both ways", "[calibrate]") {
+  const Calibration c = fit_measurements(two_nodes(1.6), 0.03, "p.xml");
+  REQUIRE(c.model.network);
+  const std::vector<DuplexFactor>& d = c.model.network->duplex_by_flows;
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].flows == 2);
+  CHECK(d[0].factor == Approx(1.25).epsilon(1e-9));
+  CHECK(d[1].flows == 4);
+  CHECK(d[1].factor == Approx(1.25).epsilon(1e-9));
+  // The model column of both patterns: about 0 where transfer dominates.
+  for (const auto& row : c.report["network"]["leaf"]["messages"]) {
+    if (row["bytes"].get<std::size_t>() < 65536) continue;
+    CHECK(row["nic_one_way"]["model_error_pct"].get<double>() == Approx(0).margin(1e-6));
+    CHECK(row["nic_bidirectional"]["model_error_pct"].get<double>() == Approx(0).margin(1e-6));
+    CHECK(row["nic_bidirectional"]["flows_per_duplex"] == 4);
+    CHECK(row["nic_one_way"]["flows_per_duplex"] == 2);
+  }
+  CHECK(c.report["platform"]["duplex_by_flows"].size() == 2);
+  // Refitting the report (ddlcalibrate --combine) gives the same platform, duplex included.
+  const std::string xml = platform_xml(c.model, {});
+  CHECK(xml.find("<link id=\"n1-duplex\"") != std::string::npos);
+  CHECK(platform_xml(fit_measurements(read_report(c.report, "r.json"), 0.03, "p.xml").model, {}) ==
+        xml);
+  // No slowdown both ways: no duplex link, nothing about it in the report.
+  const Calibration plain = fit_measurements(two_nodes(1.0), 0.03, "p.xml");
+  CHECK(plain.model.network->duplex_by_flows.empty());
+  CHECK(platform_xml(plain.model, {}).find("-duplex") == std::string::npos);
+  CHECK_FALSE(plain.report["platform"].contains("duplex_by_flows"));
+}

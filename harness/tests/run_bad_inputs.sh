@@ -2,9 +2,9 @@
 # run_bad_inputs.sh TABLE FIXTURES TOOL=COMMAND...: the table of bad inputs (bad_inputs.txt) run
 # against the tools given. Each row "tool | exit | arguments | message" passes when
 # `COMMAND arguments` exits with exactly that status and its output (stdout and stderr) holds the
-# message. Rows of tools not given are skipped. @TMP@ in a row is a fresh copy of FIXTURES (so a
-# broken same-file check cannot destroy a committed fixture), plus the generated dir.csv/ (a
-# directory) and deep.xml (500 nested zones).
+# message on exactly one line (said once, by one rank). Rows of tools not given are skipped.
+# @TMP@ in a row is a fresh copy of FIXTURES (so a broken same-file check cannot destroy a
+# committed fixture), plus the generated dir.csv/ (a directory) and deep.xml (500 nested zones).
 table=$1 fixtures=$2
 shift 2
 tmp=$(mktemp -d)
@@ -37,9 +37,11 @@ while IFS= read -r row; do
   runs=$((runs + 1))
   output=$(eval "timeout -s KILL 20 $cmd $args" < /dev/null 2>&1)  # mpirun would eat the table
   status=$?
-  if [ "$status" != "$want" ] || ! printf '%s' "$output" | grep -qF -- "$message"; then
-    printf 'FAILED: %s %s\n  expected exit %s and: %s\n  got exit %s and:\n%s\n\n' "$tool" "$args" "$want" \
-      "$message" "$status" "$(printf '%s' "$output" | sed 's/^/    /')"
+  # Once: a message from every rank (not only rank 0) is a failure too.
+  said=$(printf '%s\n' "$output" | grep -cF -- "$message")
+  if [ "$status" != "$want" ] || [ "$said" -ne 1 ]; then
+    printf 'FAILED: %s %s\n  expected exit %s and once: %s\n  got exit %s and (%s times):\n%s\n\n' "$tool" \
+      "$args" "$want" "$message" "$status" "$said" "$(printf '%s' "$output" | sed 's/^/    /')"
     failures=$((failures + 1))
   fi
 done < "$table"

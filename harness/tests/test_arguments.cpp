@@ -128,6 +128,18 @@ TEST_CASE("seconds are finite, positive and bounded", "[harness][arguments]") {
         "bad --timeout '5s': not a number of seconds");
 }
 
+TEST_CASE("a number in an open range is finite and inside it", "[harness][arguments]") {
+  CHECK(parse_number("0.03", "fit-tolerance", 0, 1) == 0.03);
+  CHECK(parse_number("1e-3", "fit-tolerance", 0, 1) == 1e-3);
+  const std::string range = " (a finite number between 0 and 1, both excluded)";
+  for (const char* bad : {"nan", "inf", "-inf", "0", "1", "-0.5", "2", "1e-400"})
+    CHECK(message([&] { parse_number(bad, "fit-tolerance", 0, 1); }) ==
+          "bad --fit-tolerance '" + std::string(bad) + "': out of range" + range);
+  for (const char* bad : {"", "+0.5", "0.5x", " 0.5", "tenth"})
+    CHECK(message([&] { parse_number(bad, "fit-tolerance", 0, 1); }) ==
+          "bad --fit-tolerance '" + std::string(bad) + "': not a number" + range);
+}
+
 TEST_CASE("the collective sweep's flags are refused with --workload", "[harness][arguments]") {
   const auto vm = parse_tool({"--workload", "resnet50", "-b", "1M"});
   CHECK(message([&] { read_workload_options(vm, DDL_WORKLOADS); }) ==
