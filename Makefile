@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 
 DEB_PACKAGES := cmake g++ make pkg-config libsimgrid-dev libopenmpi-dev openmpi-bin \
 	libboost-program-options-dev catch2 nlohmann-json3-dev python3 time \
-	python3-pandas python3-matplotlib iproute2 clang libclang-rt-dev python3-torch python3-torchvision python3-numpy
+	python3-pandas python3-matplotlib iproute2 clang clang-format libclang-rt-dev python3-torch python3-torchvision python3-numpy
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

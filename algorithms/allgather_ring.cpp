@@ -7,8 +7,7 @@
 
 namespace ddl {
 
-void allgather_ring(Communicator& comm, MutView buf, DType type, ReduceOp op,
-                    const Options& opts) {
+void allgather_ring(Communicator& comm, MutView buf, DType type, ReduceOp op, const Options& opts) {
   (void)op;  // nothing is reduced
   element_count(buf, type);
   if (comm.size() == 1 || buf.bytes == 0) return;

@@ -11,8 +11,7 @@
 
 namespace ddl {
 
-void allreduce_auto(Communicator& comm, MutView buf, DType type, ReduceOp op,
-                    const Options& opts) {
+void allreduce_auto(Communicator& comm, MutView buf, DType type, ReduceOp op, const Options& opts) {
   element_count(buf, type);
   const Dims dims = effective_dims(opts, comm.size());
   const CostParams costs = opts.cost.per_dim.empty() ? uniform_costs(dims) : opts.cost;

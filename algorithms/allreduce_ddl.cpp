@@ -49,7 +49,9 @@ void check_options(const Dims& dims, const Options& options) {
                             std::to_string(dims.extent(d)));
 }
 
-void append(Schedule& to, const Schedule& steps) { to.insert(to.end(), steps.begin(), steps.end()); }
+void append(Schedule& to, const Schedule& steps) {
+  to.insert(to.end(), steps.begin(), steps.end());
+}
 
 }  // namespace
 
@@ -73,8 +75,8 @@ std::vector<Schedule> ddl_schedules(const Dims& dims, int rank, std::size_t coun
                           : ring_reduce_scatter(group, piece, elem_size, dim));
       pieces.push_back(piece);
       groups.push_back(group);
-      piece = partition(piece, static_cast<std::size_t>(group.size()), elem_size)
-          [static_cast<std::size_t>(group.me)];
+      piece = partition(piece, static_cast<std::size_t>(group.size()),
+                        elem_size)[static_cast<std::size_t>(group.me)];
     }
     for (std::size_t i = order.size(); i-- > 0;) {
       const int dim = order[i];
@@ -87,8 +89,7 @@ std::vector<Schedule> ddl_schedules(const Dims& dims, int rank, std::size_t coun
   return schedules;
 }
 
-void allreduce_ddl(Communicator& comm, MutView buf, DType type, ReduceOp op,
-                   const Options& opts) {
+void allreduce_ddl(Communicator& comm, MutView buf, DType type, ReduceOp op, const Options& opts) {
   const std::size_t count = element_count(buf, type);
   const Dims dims = effective_dims(opts, comm.size());
   check_options(dims, opts);

@@ -11,8 +11,7 @@
 
 namespace ddl {
 
-void allreduce_ring(Communicator& comm, MutView buf, DType type, ReduceOp op,
-                    const Options& opts) {
+void allreduce_ring(Communicator& comm, MutView buf, DType type, ReduceOp op, const Options& opts) {
   element_count(buf, type);
   if (comm.size() == 1 || buf.bytes == 0) return;
   const Group group = world_group(comm);

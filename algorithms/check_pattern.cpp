@@ -25,7 +25,8 @@ double pattern_value(int rank, std::size_t i, ReduceOp op) {
   switch (op) {
     case ReduceOp::prod: return k % 8 == 0 ? 2 : 1;  // <= 2^8 for 64 ranks: exact everywhere
     case ReduceOp::min:
-    case ReduceOp::max: return static_cast<double>((static_cast<std::size_t>(rank) * 7 + i) % 13) - 6;
+    case ReduceOp::max:
+      return static_cast<double>((static_cast<std::size_t>(rank) * 7 + i) % 13) - 6;
     case ReduceOp::sum:
     case ReduceOp::avg: break;
   }
@@ -53,8 +54,8 @@ double expected_allreduce(int ranks, std::size_t i, ReduceOp op, DType type) {
 
 namespace {
 Block block_of(std::size_t count, DType type, int rank, int ranks) {
-  return partition(count, static_cast<std::size_t>(ranks), dtype_size(type))
-      [static_cast<std::size_t>(rank)];
+  return partition(count, static_cast<std::size_t>(ranks),
+                   dtype_size(type))[static_cast<std::size_t>(rank)];
 }
 }  // namespace
 

@@ -66,7 +66,8 @@ class Communicator {
 // RAII hold on scratch memory.
 class Scratch {
  public:
-  Scratch(Communicator& comm, std::size_t bytes) : comm_(comm), view_(comm.acquire_scratch(bytes)) {}
+  Scratch(Communicator& comm, std::size_t bytes)
+      : comm_(comm), view_(comm.acquire_scratch(bytes)) {}
   ~Scratch() { comm_.release_scratch(view_); }
   Scratch(const Scratch&) = delete;
   Scratch& operator=(const Scratch&) = delete;

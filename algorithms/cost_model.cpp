@@ -5,8 +5,8 @@
 
 #include "algorithms/allreduce_dbtree.hpp"
 #include "algorithms/allreduce_ddl.hpp"
-#include "algorithms/tree_steps.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/tree_steps.hpp"
 
 namespace ddl {
 
@@ -49,12 +49,16 @@ double flat_send(const Dims& dims, const CostParams& c, double bytes, int first 
 }
 
 // The factor of a message of `bytes` into bytes its receiver last sent.
-double peer_read(const CostParams& c, double bytes) { return c.peer_read ? c.peer_read(bytes) : 1.0; }
+double peer_read(const CostParams& c, double bytes) {
+  return c.peer_read ? c.peer_read(bytes) : 1.0;
+}
 
 double ring_rs(int p, double S, double step_send, double gamma) {
   return (p - 1) * step_send + (p - 1) * S / p * gamma;
 }
-double ring_ag(int p, double step_send) { return (p - 1) * step_send; }
+double ring_ag(int p, double step_send) {
+  return (p - 1) * step_send;
+}
 
 // Recursive halving then doubling: step i moves S / 2^i each way; a doubling step receives the
 // half its halving step sent.
@@ -62,7 +66,8 @@ double rhd(const Dims& dims, const CostParams& c, double S) {
   const int p = dims.rank_count();
   const int q = 1 << (ceil_log2(p + 1) - 1);  // largest power of two <= p
   double core = static_cast<double>(q - 1) / q * S * c.gamma;
-  for (int m = q / 2; m >= 1; m /= 2) core += (1 + peer_read(c, S * m / q)) * flat_send(dims, c, S * m / q);
+  for (int m = q / 2; m >= 1; m /= 2)
+    core += (1 + peer_read(c, S * m / q)) * flat_send(dims, c, S * m / q);
   // Fix-up: the extra ranks hand their whole buffer in, then get the result back into it.
   return q == p ? core : core + (1 + peer_read(c, S)) * flat_send(dims, c, S) + S * c.gamma;
 }
@@ -71,7 +76,11 @@ double rhd(const Dims& dims, const CostParams& c, double S) {
 // rank reduces every slice's received bytes one after the other.
 double ddl(const Dims& dims, const CostParams& c, double S, const Options& o) {
   const int k = dims.count(), rings = std::max(1, o.rings);
-  struct Phase { int dim; double bytes; bool reduce; };
+  struct Phase {
+    int dim;
+    double bytes;
+    bool reduce;
+  };
   std::vector<std::vector<Phase>> slices;  // per slice, one entry per step
   for (int j = 0; j < rings; ++j) {
     std::vector<Phase> steps;
@@ -107,7 +116,8 @@ double ddl(const Dims& dims, const CostParams& c, double S, const Options& o) {
     for (const auto& s : slices) {
       const Phase& ph = s[t];
       // The allgather steps receive what the reduce-scatter steps sent.
-      transfer = std::max(transfer, send_time(c, ph.dim, ph.bytes) * (ph.reduce ? 1.0 : peer_read(c, ph.bytes)));
+      transfer = std::max(
+          transfer, send_time(c, ph.dim, ph.bytes) * (ph.reduce ? 1.0 : peer_read(c, ph.bytes)));
       if (ph.reduce) reduce += ph.bytes * c.gamma;
     }
     total += transfer + reduce;
@@ -129,15 +139,16 @@ double hier(const Dims& dims, const CostParams& c, std::size_t bytes, const Opti
     // The leaders' ring crosses the slowest of the outer dimensions.
     const Dims outer(std::vector<int>(dims.extents().begin() + 1, dims.extents().end()));
     const double step = flat_send(outer, c, S / leaders, 1);
-    total += ring_rs(leaders, S, step, c.gamma) + ring_ag(leaders, step * peer_read(c, S / leaders));
+    total +=
+        ring_rs(leaders, S, step, c.gamma) + ring_ag(leaders, step * peer_read(c, S / leaders));
   }
   return total;
 }
 
 }  // namespace
 
-double model_time(std::string_view name, const Dims& dims, const CostParams& c,
-                  std::size_t bytes, const Options& o) {
+double model_time(std::string_view name, const Dims& dims, const CostParams& c, std::size_t bytes,
+                  const Options& o) {
   if (c.per_dim.size() != static_cast<std::size_t>(dims.count()))
     throw InvalidArgument("cost model: " + std::to_string(c.per_dim.size()) +
                           " link classes for dims '" + dims.to_string() + "'");
@@ -147,7 +158,8 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& c,
   const auto flat = [&](double message) { return flat_send(dims, c, message); };
   // An allreduce's ring allgather receives the blocks its reduce-scatter sent; a lone allgather
   // does not.
-  if (name == "ring") return ring_rs(p, S, flat(S / p), c.gamma) + ring_ag(p, flat(S / p) * peer_read(c, S / p));
+  if (name == "ring")
+    return ring_rs(p, S, flat(S / p), c.gamma) + ring_ag(p, flat(S / p) * peer_read(c, S / p));
   if (name == "reduce_scatter") return ring_rs(p, S, flat(S / p), c.gamma);
   if (name == "allgather") return ring_ag(p, flat(S / p));
   if (name == "rhd") return rhd(dims, c, S);

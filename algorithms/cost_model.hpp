@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "algorithms/dims.hpp"
 #include "algorithms/cost_params.hpp"
+#include "algorithms/dims.hpp"
 #include "algorithms/registry.hpp"
 
 namespace ddl {

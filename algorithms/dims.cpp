@@ -12,7 +12,8 @@ Dims::Dims(std::vector<int> extents) : extents_(std::move(extents)) {
   if (extents_.empty()) throw InvalidArgument("dims: at least one dimension is needed");
   long long product = 1;
   for (int e : extents_) {
-    if (e < 1) throw InvalidArgument("dims: every dimension must be >= 1, got " + std::to_string(e));
+    if (e < 1)
+      throw InvalidArgument("dims: every dimension must be >= 1, got " + std::to_string(e));
     product *= e;
     if (product > std::numeric_limits<int>::max())
       throw InvalidArgument("dims '" + to_string() + "' describe more ranks than an int holds");
@@ -30,7 +31,8 @@ Dims Dims::parse(std::string_view text) {
     int value = 0;
     const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
     if (part.empty() || ec != std::errc() || end != part.data() + part.size())
-      throw InvalidArgument("bad dims " + quoted + ": expected positive integers joined by 'x', e.g. 4x8x8");
+      throw InvalidArgument("bad dims " + quoted +
+                            ": expected positive integers joined by 'x', e.g. 4x8x8");
     if (value < 1) throw InvalidArgument("bad dims " + quoted + ": every dimension must be >= 1");
     extents.push_back(value);
     if (x == std::string_view::npos) break;

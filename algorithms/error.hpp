@@ -34,7 +34,7 @@ class BackendError : public Error {
 }  // namespace ddl
 
 // Misuse check that stays on in release builds: algorithms are cheap next to their messages.
-#define DDL_CHECK(cond, msg)                                                              \
-  do {                                                                                    \
-    if (!(cond)) throw ::ddl::InvalidArgument(std::string("check failed: ") + (msg));      \
+#define DDL_CHECK(cond, msg)                                                          \
+  do {                                                                                \
+    if (!(cond)) throw ::ddl::InvalidArgument(std::string("check failed: ") + (msg)); \
   } while (0)

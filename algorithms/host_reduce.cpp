@@ -32,7 +32,8 @@ std::uint16_t float_to_half(float f) {
   } else if (x < 113u << 23) {
     // Subnormal or zero: let the FPU round by adding a magic number whose ulp is 2^-24.
     const std::uint32_t magic = ((127u - 15u) + (23u - 10u) + 1u) << 23;
-    out = std::bit_cast<std::uint32_t>(std::bit_cast<float>(x) + std::bit_cast<float>(magic)) - magic;
+    out =
+        std::bit_cast<std::uint32_t>(std::bit_cast<float>(x) + std::bit_cast<float>(magic)) - magic;
   } else {
     const std::uint32_t mant_odd = (x >> 13) & 1u;
     x += (static_cast<std::uint32_t>(15 - 127) << 23) + 0xfffu + mant_odd;

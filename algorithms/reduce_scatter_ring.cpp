@@ -13,8 +13,8 @@ void reduce_scatter_ring(Communicator& comm, MutView buf, DType type, ReduceOp o
   if (comm.size() == 1 || buf.bytes == 0) return;
   run_ring(comm, buf, type, reduction_op(op), world_group(comm), {0, buf.bytes}, true,
            {opts.segment_bytes, opts.tag_base});
-  const Block mine = partition(count, static_cast<std::size_t>(comm.size()), elem)
-                         [static_cast<std::size_t>(comm.rank())];
+  const Block mine = partition(count, static_cast<std::size_t>(comm.size()),
+                               elem)[static_cast<std::size_t>(comm.rank())];
   finish_average(comm, buf.slice(mine.offset, mine.bytes), type, op,
                  static_cast<std::size_t>(comm.size()));
 }

@@ -32,8 +32,7 @@ const std::vector<Algorithm>& algorithms() {
       {"reduce_scatter", Collective::reduce_scatter, reduce_scatter_ring, "ring reduce-scatter"},
       {"allgather", Collective::allgather, allgather_ring, "ring allgather"},
       {"broadcast_chain", Collective::broadcast, broadcast_chain, "pipelined chain broadcast"},
-      {"broadcast_binomial", Collective::broadcast, broadcast_binomial,
-       "binomial-tree broadcast"},
+      {"broadcast_binomial", Collective::broadcast, broadcast_binomial, "binomial-tree broadcast"},
   };
   return table;
 }

@@ -42,8 +42,7 @@ struct Options {
 //                    holds the reduction of everyone's block r; other bytes are undefined;
 //   allgather      - block r of rank r is the input; on return every block is everywhere;
 //   broadcast      - the root's buffer is copied to every rank.
-using AlgorithmFn =
-    std::function<void(Communicator&, MutView, DType, ReduceOp, const Options&)>;
+using AlgorithmFn = std::function<void(Communicator&, MutView, DType, ReduceOp, const Options&)>;
 
 struct Algorithm {
   std::string name;

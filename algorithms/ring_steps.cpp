@@ -38,8 +38,8 @@ Schedule ring_steps(const Group& group, Block range, std::size_t elem_size, int 
 
 }  // namespace
 
-Schedule ring_reduce_scatter(const Group& group, Block range, std::size_t elem_size,
-                             int dimension, StepWindow window) {
+Schedule ring_reduce_scatter(const Group& group, Block range, std::size_t elem_size, int dimension,
+                             StepWindow window) {
   return ring_steps(group, range, elem_size, dimension, true, window);
 }
 

@@ -16,8 +16,8 @@ struct StepWindow {
   std::size_t first = 0;
   std::size_t count = SIZE_MAX;
 };
-Schedule ring_reduce_scatter(const Group& group, Block range, std::size_t elem_size,
-                             int dimension, StepWindow window = {});
+Schedule ring_reduce_scatter(const Group& group, Block range, std::size_t elem_size, int dimension,
+                             StepWindow window = {});
 // g-1 steps: member i starts with block i; at step s it sends block i-s and receives block
 // i-s-1; afterwards every member holds every block.
 Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, int dimension,

@@ -11,7 +11,8 @@ std::vector<Block> partition(std::size_t count, std::size_t parts, std::size_t e
 
 std::vector<Block> partition(Block range, std::size_t parts, std::size_t elem_size) {
   DDL_CHECK(parts > 0, "partition into zero parts");
-  DDL_CHECK(elem_size > 0 && range.bytes % elem_size == 0, "range is not a whole number of elements");
+  DDL_CHECK(elem_size > 0 && range.bytes % elem_size == 0,
+            "range is not a whole number of elements");
   const std::size_t count = range.bytes / elem_size;
   const std::size_t base = count / parts, extra = count % parts;
   std::vector<Block> blocks(parts);
@@ -39,12 +40,15 @@ Group world_group(const Communicator& comm) {
 std::size_t element_count(MutView buffer, DType type) {
   const std::size_t elem = dtype_size(type);
   if (buffer.bytes % elem != 0)
-    throw InvalidArgument("buffer of " + std::to_string(buffer.bytes) + " bytes is not a whole number of " +
-                          std::string(to_string(type)) + " elements");
+    throw InvalidArgument("buffer of " + std::to_string(buffer.bytes) +
+                          " bytes is not a whole number of " + std::string(to_string(type)) +
+                          " elements");
   return buffer.bytes / elem;
 }
 
-ReduceOp reduction_op(ReduceOp op) { return op == ReduceOp::avg ? ReduceOp::sum : op; }
+ReduceOp reduction_op(ReduceOp op) {
+  return op == ReduceOp::avg ? ReduceOp::sum : op;
+}
 
 void finish_average(Communicator& comm, MutView range, DType type, ReduceOp op,
                     std::size_t contributors) {

@@ -61,7 +61,7 @@ ReduceOp parse_reduce_op(std::string_view n) {
 }
 
 const std::vector<DType>& all_dtypes() {
-  static const std::vector<DType> v = {DType::float32, DType::float64, DType::float16,
+  static const std::vector<DType> v = {DType::float32,  DType::float64, DType::float16,
                                        DType::bfloat16, DType::int32,   DType::int64};
   return v;
 }

@@ -12,7 +12,7 @@ enum class DType { float32, float64, float16, bfloat16, int32, int64 };
 enum class ReduceOp { sum, prod, min, max, avg };
 
 std::size_t dtype_size(DType t);
-std::string_view to_string(DType t);   // "float", "double", "half", "bfloat16", "int32", "int64"
+std::string_view to_string(DType t);      // "float", "double", "half", "bfloat16", "int32", "int64"
 std::string_view to_string(ReduceOp op);  // "sum", "prod", "min", "max", "avg"
 
 // Accept nccl-tests names and the obvious aliases (float32, fp16, bf16, ...);

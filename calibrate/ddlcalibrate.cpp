@@ -120,8 +120,7 @@ Args parse(int argc, char** argv, bool& help) {
   a.output = vm["output"].as<std::string>();
   a.report = vm.count("report") ? vm["report"].as<std::string>()
                                 : a.output.substr(0, a.output.rfind(".xml")) + ".json";
-  a.tolerance =
-      harness::parse_number(vm["fit-tolerance"].as<std::string>(), "fit-tolerance", 0, 1);
+  a.tolerance = harness::parse_number(vm["fit-tolerance"].as<std::string>(), "fit-tolerance", 0, 1);
   if (vm.count("combine")) {
     harness::refuse_given(
         vm,

@@ -15,8 +15,9 @@ namespace {
 
 int run(int argc, char** argv) {
   po::options_description desc("Options");
-  desc.add_options()("help,h", "this help")("chrome", po::value<std::string>(),
-                                             "write Chrome trace JSON to this file ('-': standard output)");
+  desc.add_options()("help,h", "this help")(
+      "chrome", po::value<std::string>(),
+      "write Chrome trace JSON to this file ('-': standard output)");
   po::options_description hidden;
   hidden.add_options()("trace", po::value<std::string>(), "trace file (.csv or .jsonl)");
   po::options_description all;
@@ -25,15 +26,17 @@ int run(int argc, char** argv) {
   positional.add("trace", 1);
   const po::variables_map vm = harness::parse_arguments(argc, argv, all, "ddltrace", positional);
   if (vm.count("help")) {
-    std::cout << "Usage: ddltrace TRACE.{csv,jsonl} --chrome OUT.json\n\n"
-                 "Converts a ddlsim/ddlrun trace (harness/README.md, \"Traces\") to Chrome trace JSON:\n"
-                 "open OUT.json in https://ui.perfetto.dev or chrome://tracing. Each rank is a process\n"
-                 "\"rank N\"; operations of one rank that overlap in time go to extra lanes of it.\n\n"
-              << desc;
+    std::cout
+        << "Usage: ddltrace TRACE.{csv,jsonl} --chrome OUT.json\n\n"
+           "Converts a ddlsim/ddlrun trace (harness/README.md, \"Traces\") to Chrome trace JSON:\n"
+           "open OUT.json in https://ui.perfetto.dev or chrome://tracing. Each rank is a process\n"
+           "\"rank N\"; operations of one rank that overlap in time go to extra lanes of it.\n\n"
+        << desc;
     return 0;
   }
   if (!vm.count("trace")) throw InvalidArgument("no trace file given (see ddltrace --help)");
-  if (!vm.count("chrome")) throw InvalidArgument("nothing to do: give --chrome OUT.json (see ddltrace --help)");
+  if (!vm.count("chrome"))
+    throw InvalidArgument("nothing to do: give --chrome OUT.json (see ddltrace --help)");
   const std::string trace_path = vm["trace"].as<std::string>();
   const std::string out_path = vm["chrome"].as<std::string>();
   // Before reading anything: `ddltrace t.csv --chrome t.csv` would replace the trace.

@@ -47,7 +47,9 @@ std::string pad(const std::string& text, std::size_t width) {
 }
 
 // Microseconds with picosecond resolution: simulated times are exact, keep their digits.
-std::string us(double seconds) { return fmt("%.6f", seconds * 1e6); }
+std::string us(double seconds) {
+  return fmt("%.6f", seconds * 1e6);
+}
 
 }  // namespace
 
@@ -115,7 +117,8 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const Columns&
     cells[k][r.algo] = &r;
   }
   char buf[256];
-  std::snprintf(buf, sizeof buf, "#%11s %13s %9s %7s %9s", "size", "count", "type", "redop", "dims");
+  std::snprintf(buf, sizeof buf, "#%11s %13s %9s %7s %9s", "size", "count", "type", "redop",
+                "dims");
   std::string titles = buf;
   std::snprintf(buf, sizeof buf, "#%11s %13s %9s %7s %9s", "(B)", "(elements)", "", "", "");
   std::string units = buf;
@@ -153,7 +156,8 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const Columns&
         continue;
       }
       const Row& r = *it->second;
-      std::snprintf(buf, sizeof buf, " %12.2f %8.2f %8.2f", r.time_s * 1e6, r.algbw_gbs, r.busbw_gbs);
+      std::snprintf(buf, sizeof buf, " %12.2f %8.2f %8.2f", r.time_s * 1e6, r.algbw_gbs,
+                    r.busbw_gbs);
       line += buf;
       if (c.model) line += " " + (r.model_s ? fmt("%12.2f", *r.model_s * 1e6) : pad("N/A", 12));
       line += " " + (r.wrong ? pad(std::to_string(*r.wrong), 8) : pad("N/A", 8));
@@ -168,8 +172,8 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const Columns&
   }
   for (const std::string& a : algos)
     if (busbw_sum[a].second)
-      out << "# " << a << ": avg bus bandwidth " << fmt("%.3f", busbw_sum[a].first / busbw_sum[a].second)
-          << " GB/s\n";
+      out << "# " << a << ": avg bus bandwidth "
+          << fmt("%.3f", busbw_sum[a].first / busbw_sum[a].second) << " GB/s\n";
 }
 
 void write_report(std::ostream& out, Format format, const std::vector<Row>& rows,
@@ -181,8 +185,9 @@ void write_report(std::ostream& out, Format format, const std::vector<Row>& rows
   }
 }
 
-std::string auto_choices(const std::vector<std::string>& algos, const std::vector<std::size_t>& sizes,
-                         const Dims& dims, const CostParams& costs, const Options& options,
+std::string auto_choices(const std::vector<std::string>& algos,
+                         const std::vector<std::size_t>& sizes, const Dims& dims,
+                         const CostParams& costs, const Options& options,
                          const std::string& basis) {
   if (std::find(algos.begin(), algos.end(), "auto") == algos.end() || sizes.empty()) return "";
   // Runs of consecutive sizes with the same choice: "rhd for 8..512K".

@@ -57,9 +57,9 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const Columns&
                  const std::vector<std::string>& header);
 // "auto picks (cost model, <basis>): rhd for 8..512K, ddl for 1M..256M": what `auto` runs at
 // each size of the sweep, for the table header; empty when `algos` holds no "auto".
-std::string auto_choices(const std::vector<std::string>& algos, const std::vector<std::size_t>& sizes,
-                         const Dims& dims, const CostParams& costs, const Options& options,
-                         const std::string& basis);
+std::string auto_choices(const std::vector<std::string>& algos,
+                         const std::vector<std::size_t>& sizes, const Dims& dims,
+                         const CostParams& costs, const Options& options, const std::string& basis);
 void write_report(std::ostream& out, Format format, const std::vector<Row>& rows,
                   const Columns& columns, const std::vector<std::string>& header);
 

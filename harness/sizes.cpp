@@ -52,12 +52,13 @@ std::string format_size(std::size_t bytes) {
 std::vector<std::size_t> size_sweep(std::size_t min_bytes, std::size_t max_bytes,
                                     std::size_t factor) {
   if (min_bytes > max_bytes)
-    throw InvalidArgument("--minbytes (" + std::to_string(min_bytes) + ") is larger than --maxbytes (" +
-                          std::to_string(max_bytes) + ")");
+    throw InvalidArgument("--minbytes (" + std::to_string(min_bytes) +
+                          ") is larger than --maxbytes (" + std::to_string(max_bytes) + ")");
   if (min_bytes == max_bytes) return {min_bytes};
   if (factor < 2)
-    throw InvalidArgument("--stepfactor must be at least 2 to sweep from --minbytes to --maxbytes, got " +
-                          std::to_string(factor));
+    throw InvalidArgument(
+        "--stepfactor must be at least 2 to sweep from --minbytes to --maxbytes, got " +
+        std::to_string(factor));
   if (min_bytes == 0)
     throw InvalidArgument("--minbytes must be > 0 to sweep by a factor (0 never grows)");
   std::vector<std::size_t> sizes;

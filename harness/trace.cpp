@@ -19,8 +19,8 @@ namespace ddl::harness {
 
 namespace {
 
-constexpr const char* kColumns[] = {"algo", "size", "iteration", "rank", "kind", "peer", "bytes",
-                                    "tag",  "phase", "dim",      "start_us", "end_us"};
+constexpr const char* kColumns[] = {"algo",  "size", "iteration", "rank", "kind",     "peer",
+                                    "bytes", "tag",  "phase",     "dim",  "start_us", "end_us"};
 constexpr std::size_t kColumnCount = std::size(kColumns);
 
 // Shortest spelling that reads back to the same double (so a round trip is exact).
@@ -42,7 +42,8 @@ const std::string& plain(const std::string& text, const char* field) {
 }
 
 template <typename T>
-T parse_number(std::string_view cell, const char* column, const std::string& source, std::size_t line) {
+T parse_number(std::string_view cell, const char* column, const std::string& source,
+               std::size_t line) {
   T value{};
   const auto [end, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), value);
   if (cell.empty() || ec != std::errc() || end != cell.data() + cell.size())
@@ -86,9 +87,12 @@ std::vector<std::string_view> split_cells(std::string_view text) {
   }
 }
 
-TraceEvent event_from_cells(const std::vector<std::string_view>& c, const std::string& source, std::size_t line) {
+TraceEvent event_from_cells(const std::vector<std::string_view>& c, const std::string& source,
+                            std::size_t line) {
   if (c.size() != kColumnCount)
-    bad_line(source, line, "expected " + std::to_string(kColumnCount) + " columns, got " + std::to_string(c.size()));
+    bad_line(
+        source, line,
+        "expected " + std::to_string(kColumnCount) + " columns, got " + std::to_string(c.size()));
   TraceEvent e;
   e.algo = std::string(c[0]);
   e.size = parse_number<std::size_t>(c[1], "size", source, line);
@@ -111,10 +115,18 @@ TraceEvent event_from_cells(const std::vector<std::string_view>& c, const std::s
 }
 
 nlohmann::json to_json(const TraceEvent& e) {
-  return {{"algo", e.algo},   {"size", e.size},      {"iteration", e.iteration},
-          {"rank", e.rank},   {"kind", to_string(e.kind)}, {"peer", e.peer},
-          {"bytes", e.bytes}, {"tag", e.tag},        {"phase", e.phase},
-          {"dim", e.dimension}, {"start_us", e.start_us}, {"end_us", e.end_us}};
+  return {{"algo", e.algo},
+          {"size", e.size},
+          {"iteration", e.iteration},
+          {"rank", e.rank},
+          {"kind", to_string(e.kind)},
+          {"peer", e.peer},
+          {"bytes", e.bytes},
+          {"tag", e.tag},
+          {"phase", e.phase},
+          {"dim", e.dimension},
+          {"start_us", e.start_us},
+          {"end_us", e.end_us}};
 }
 
 // An integer field, checked: nlohmann's get<int>() converts 1e112 (undefined behaviour) and
@@ -184,8 +196,8 @@ const char* to_string(TraceKind kind) {
 }
 
 TraceKind parse_trace_kind(std::string_view text) {
-  for (TraceKind k : {TraceKind::send, TraceKind::recv, TraceKind::reduce, TraceKind::copy, TraceKind::divide,
-                      TraceKind::compute})
+  for (TraceKind k : {TraceKind::send, TraceKind::recv, TraceKind::reduce, TraceKind::copy,
+                      TraceKind::divide, TraceKind::compute})
     if (text == to_string(k)) return k;
   throw InvalidArgument("unknown trace event kind '" + std::string(text) +
                         "' (known: send, recv, reduce, copy, divide, compute)");
@@ -193,11 +205,13 @@ TraceKind parse_trace_kind(std::string_view text) {
 
 TraceFormat trace_format_for(const std::string& path) {
   auto ends_with = [&](std::string_view suffix) {
-    return path.size() > suffix.size() && path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return path.size() > suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   if (ends_with(".csv")) return TraceFormat::csv;
   if (ends_with(".jsonl")) return TraceFormat::jsonl;
-  throw InvalidArgument("trace file '" + path + "' must end in .csv or .jsonl (the format follows the extension)");
+  throw InvalidArgument("trace file '" + path +
+                        "' must end in .csv or .jsonl (the format follows the extension)");
 }
 
 std::string trace_csv_header() {
@@ -210,7 +224,8 @@ void write_trace_header(std::ostream& out, TraceFormat format) {
   if (format == TraceFormat::csv) out << trace_csv_header() << "\n";
 }
 
-void write_trace_events(std::ostream& out, TraceFormat format, const std::vector<TraceEvent>& events) {
+void write_trace_events(std::ostream& out, TraceFormat format,
+                        const std::vector<TraceEvent>& events) {
   for (const TraceEvent& e : events) {
     if (format == TraceFormat::jsonl) {
       out << to_json(e).dump() << "\n";
@@ -223,7 +238,8 @@ void write_trace_events(std::ostream& out, TraceFormat format, const std::vector
   }
 }
 
-std::vector<TraceEvent> read_trace(std::istream& in, TraceFormat format, const std::string& source) {
+std::vector<TraceEvent> read_trace(std::istream& in, TraceFormat format,
+                                   const std::string& source) {
   std::vector<TraceEvent> events;
   std::string text;
   std::size_t line = 0;
@@ -276,7 +292,8 @@ void write_chrome_trace(std::ostream& out, const std::vector<TraceEvent>& events
   std::vector<std::size_t> order(events.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return events[a].rank != events[b].rank ? events[a].rank < events[b].rank : events[a].start_us < events[b].start_us;
+    return events[a].rank != events[b].rank ? events[a].rank < events[b].rank
+                                            : events[a].start_us < events[b].start_us;
   });
   std::map<int, std::vector<double>> lane_ends;  // rank -> end of the last event of each lane
   nlohmann::json list = nlohmann::json::array();
@@ -287,27 +304,39 @@ void write_chrome_trace(std::ostream& out, const std::vector<TraceEvent>& events
     while (lane < lanes.size() && lanes[lane] > e.start_us) ++lane;
     if (lane == lanes.size()) lanes.push_back(e.end_us);
     lanes[lane] = e.end_us;
-    list.push_back({{"name", std::string(to_string(e.kind)) + (e.phase.empty() ? "" : " " + e.phase)},
-                    {"cat", to_string(e.kind)},
-                    {"ph", "X"},
-                    {"ts", e.start_us},
-                    {"dur", std::max(0.0, e.end_us - e.start_us)},
-                    {"pid", e.rank},
-                    {"tid", lane},
-                    {"args",
-                     {{"peer", e.peer}, {"bytes", e.bytes}, {"tag", e.tag}, {"phase", e.phase}, {"dim", e.dimension},
-                      {"algo", e.algo}, {"size", e.size}, {"iteration", e.iteration}}}});
+    list.push_back(
+        {{"name", std::string(to_string(e.kind)) + (e.phase.empty() ? "" : " " + e.phase)},
+         {"cat", to_string(e.kind)},
+         {"ph", "X"},
+         {"ts", e.start_us},
+         {"dur", std::max(0.0, e.end_us - e.start_us)},
+         {"pid", e.rank},
+         {"tid", lane},
+         {"args",
+          {{"peer", e.peer},
+           {"bytes", e.bytes},
+           {"tag", e.tag},
+           {"phase", e.phase},
+           {"dim", e.dimension},
+           {"algo", e.algo},
+           {"size", e.size},
+           {"iteration", e.iteration}}}});
   }
   for (const auto& [rank, lanes] : lane_ends) {
     const std::string name = "rank " + std::to_string(rank);
-    list.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", name}}}});
-    list.push_back({{"name", "process_sort_index"}, {"ph", "M"}, {"pid", rank}, {"args", {{"sort_index", rank}}}});
+    list.push_back(
+        {{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"args", {{"name", name}}}});
+    list.push_back({{"name", "process_sort_index"},
+                    {"ph", "M"},
+                    {"pid", rank},
+                    {"args", {{"sort_index", rank}}}});
     for (std::size_t lane = 0; lane < lanes.size(); ++lane)
-      list.push_back({{"name", "thread_name"},
-                      {"ph", "M"},
-                      {"pid", rank},
-                      {"tid", lane},
-                      {"args", {{"name", lane == 0 ? name : name + " (" + std::to_string(lane + 1) + ")"}}}});
+      list.push_back(
+          {{"name", "thread_name"},
+           {"ph", "M"},
+           {"pid", rank},
+           {"tid", lane},
+           {"args", {{"name", lane == 0 ? name : name + " (" + std::to_string(lane + 1) + ")"}}}});
   }
   out << nlohmann::json{{"traceEvents", list}, {"displayTimeUnit", "ns"}}.dump() << "\n";
 }

@@ -51,7 +51,8 @@ std::string trace_csv_header();
 // The header (csv only; jsonl has none), then the events, one per line. Writing and reading
 // are separate so ranks' parts can be concatenated under one header.
 void write_trace_header(std::ostream& out, TraceFormat format);
-void write_trace_events(std::ostream& out, TraceFormat format, const std::vector<TraceEvent>& events);
+void write_trace_events(std::ostream& out, TraceFormat format,
+                        const std::vector<TraceEvent>& events);
 // Reads a whole file's text; throws InvalidArgument naming `source` and the line for a wrong
 // header, a missing or malformed field.
 std::vector<TraceEvent> read_trace(std::istream& in, TraceFormat format, const std::string& source);

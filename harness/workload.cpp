@@ -91,7 +91,8 @@ Workload parse_workload(std::istream& in, const std::string& source) {
     }
     if (!header_seen) {
       if (text != kHeader)
-        throw InvalidArgument(where + ": expected the header '" + std::string(kHeader) + "', got '" + text + "'");
+        throw InvalidArgument(where + ": expected the header '" + std::string(kHeader) +
+                              "', got '" + text + "'");
       header_seen = true;
       continue;
     }
@@ -99,7 +100,8 @@ Workload parse_workload(std::istream& in, const std::string& source) {
     std::stringstream row(text);
     for (std::string cell; std::getline(row, cell, ',');) cells.push_back(trim(cell));
     if (cells.size() != 4 || cells[0].empty())
-      throw InvalidArgument(where + ": expected 4 cells (" + std::string(kHeader) + "), got '" + text + "'");
+      throw InvalidArgument(where + ": expected 4 cells (" + std::string(kHeader) + "), got '" +
+                            text + "'");
     const std::uint64_t layer_params = parse_count(cells[2], where, "params");
     const std::uint64_t layer_macs = parse_count(cells[3], where, "forward_macs");
     total_params += layer_params;  // both below 2^40: no wrap
@@ -111,11 +113,13 @@ Workload parse_workload(std::istream& in, const std::string& source) {
       throw InvalidArgument(where + ": forward_macs: the layers' multiply-adds overflow 2^64");
     w.layers.push_back({cells[0], cells[1], static_cast<std::size_t>(layer_params), layer_macs});
   }
-  if (!header_seen) throw InvalidArgument(source + ": no header line '" + std::string(kHeader) + "'");
+  if (!header_seen)
+    throw InvalidArgument(source + ": no header line '" + std::string(kHeader) + "'");
   if (w.layers.empty()) throw InvalidArgument(source + ": no layers");
   const auto take = [&](const char* key) -> std::string {
     const auto it = params.find(key);
-    if (it == params.end()) throw InvalidArgument(source + ": missing parameter '# " + std::string(key) + " = ...'");
+    if (it == params.end())
+      throw InvalidArgument(source + ": missing parameter '# " + std::string(key) + " = ...'");
     return it->second;
   };
   const auto at = [&](const char* key) { return source + ":" + std::to_string(param_lines[key]); };
@@ -141,7 +145,8 @@ Workload parse_workload(std::istream& in, const std::string& source) {
       parse_count(params["total_forward_macs"], at("total_forward_macs"), "total_forward_macs") !=
           macs)
     throw InvalidArgument(source + ": the layers hold " + std::to_string(macs) +
-                          " multiply-adds, total_forward_macs says " + params["total_forward_macs"]);
+                          " multiply-adds, total_forward_macs says " +
+                          params["total_forward_macs"]);
   return w;
 }
 
@@ -152,7 +157,9 @@ Workload load_workload(const std::string& path) {
   return parse_workload(in, path);
 }
 
-std::vector<std::string> known_workloads() { return {"resnet50", "resnet101"}; }
+std::vector<std::string> known_workloads() {
+  return {"resnet50", "resnet101"};
+}
 
 std::string workload_path(std::string_view name, const std::string& workloads_dir) {
   std::string list;
@@ -171,23 +178,28 @@ double IterationPlan::compute_s() const {
 IterationPlan plan_iteration(const Workload& w, std::size_t batch, const BucketOptions& opts) {
   if (batch == 0) throw InvalidArgument("the batch must be at least 1 image per GPU");
   if (opts.first_bucket_bytes == 0 || opts.bucket_bytes == 0)
-    throw InvalidArgument("bucket sizes must be positive (got first " + std::to_string(opts.first_bucket_bytes) +
-                          " B, then " + std::to_string(opts.bucket_bytes) + " B)");
+    throw InvalidArgument("bucket sizes must be positive (got first " +
+                          std::to_string(opts.first_bucket_bytes) + " B, then " +
+                          std::to_string(opts.bucket_bytes) + " B)");
   DDL_CHECK(opts.bytes_per_param > 0, "bytes_per_param must be positive");
   IterationPlan plan;
   plan.batch = batch;
   plan.params = w.total_params();
   std::uint64_t macs = 0;
   for (const Layer& l : w.layers) macs += l.forward_macs;
-  const double compute = w.reference_iteration_s * static_cast<double>(batch) / static_cast<double>(w.reference_batch);
+  const double compute =
+      w.reference_iteration_s * static_cast<double>(batch) / static_cast<double>(w.reference_batch);
   const double forward = compute / (1 + w.backward_to_forward);
   const double backward = compute - forward;
-  for (const Layer& l : w.layers) plan.forward_s.push_back(forward * static_cast<double>(l.forward_macs) / static_cast<double>(macs));
+  for (const Layer& l : w.layers)
+    plan.forward_s.push_back(forward * static_cast<double>(l.forward_macs) /
+                             static_cast<double>(macs));
 
   std::size_t filled = 0;  // bytes in the open bucket
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     const Layer& l = w.layers[w.layers.size() - 1 - i];
-    plan.backward_s.push_back(backward * static_cast<double>(l.forward_macs) / static_cast<double>(macs));
+    plan.backward_s.push_back(backward * static_cast<double>(l.forward_macs) /
+                              static_cast<double>(macs));
     filled += l.params * opts.bytes_per_param;
     const std::size_t cap = plan.buckets.empty() ? opts.first_bucket_bytes : opts.bucket_bytes;
     const bool last = i + 1 == w.layers.size();

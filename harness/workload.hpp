@@ -80,6 +80,7 @@ struct IterationPlan {
 };
 
 // Throws InvalidArgument for batch 0 or a bucket capacity of 0.
-IterationPlan plan_iteration(const Workload& workload, std::size_t batch, const BucketOptions& buckets);
+IterationPlan plan_iteration(const Workload& workload, std::size_t batch,
+                             const BucketOptions& buckets);
 
 }  // namespace ddl::harness

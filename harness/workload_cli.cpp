@@ -19,7 +19,8 @@ std::size_t size_flag(const po::variables_map& vm, const char* flag) {
     throw InvalidArgument(std::string("bad --") + flag + " '" + text + "': " + e.what());
   }
   if (bytes == 0)
-    throw InvalidArgument(std::string("--") + flag + " must be at least 1 byte, got '" + text + "'");
+    throw InvalidArgument(std::string("--") + flag + " must be at least 1 byte, got '" + text +
+                          "'");
   return bytes;
 }
 
@@ -28,13 +29,16 @@ std::size_t size_flag(const po::variables_map& vm, const char* flag) {
 void add_workload_options(po::options_description& desc) {
   desc.add_options()("workload", po::value<std::string>(),
                      "training iterations: resnet50, resnet101, or a workload .csv file")(
-      "batch", po::value<int>(), "--workload: images per GPU (default: the workload's reference batch)")(
-      "bucket", po::value<std::string>()->default_value("25M"), "--workload: gradient bucket capacity")(
-      "first-bucket", po::value<std::string>()->default_value("1M"),
-      "--workload: capacity of the first bucket");
+      "batch", po::value<int>(),
+      "--workload: images per GPU (default: the workload's reference batch)")(
+      "bucket", po::value<std::string>()->default_value("25M"),
+      "--workload: gradient bucket capacity")("first-bucket",
+                                              po::value<std::string>()->default_value("1M"),
+                                              "--workload: capacity of the first bucket");
 }
 
-WorkloadChoice read_workload_options(const po::variables_map& vm, const std::string& workloads_dir) {
+WorkloadChoice read_workload_options(const po::variables_map& vm,
+                                     const std::string& workloads_dir) {
   // The collective sweep's flags mean nothing here: refusing them beats ignoring them.
   refuse_given(vm, {"minbytes", "maxbytes", "stepfactor", "dtype", "op"},
                "does not go with --workload: it allreduces the workload's float gradients in "
@@ -49,7 +53,8 @@ WorkloadChoice read_workload_options(const po::variables_map& vm, const std::str
   if (vm.count("batch")) {
     const int batch = vm["batch"].as<int>();
     if (batch < 1)
-      throw InvalidArgument("--batch must be at least 1 image per GPU, got " + std::to_string(batch));
+      throw InvalidArgument("--batch must be at least 1 image per GPU, got " +
+                            std::to_string(batch));
     w.batch = static_cast<std::size_t>(batch);
   }
   return w;

@@ -12,18 +12,23 @@ namespace ddl::harness {
 namespace {
 
 void check_config(const StreamConfig& c) {
-  DDL_CHECK(c.plan != nullptr && c.algo != nullptr, "workload stream without a plan or an algorithm");
-  DDL_CHECK(c.algo->collective == Collective::allreduce, "workload streams need an allreduce algorithm");
-  DDL_CHECK(c.gradients.bytes == c.plan->gradient_bytes && c.parameters.bytes == c.plan->gradient_bytes,
-            "gradient and parameter buffers must hold the plan's gradient bytes");
+  DDL_CHECK(c.plan != nullptr && c.algo != nullptr,
+            "workload stream without a plan or an algorithm");
+  DDL_CHECK(c.algo->collective == Collective::allreduce,
+            "workload streams need an allreduce algorithm");
+  DDL_CHECK(
+      c.gradients.bytes == c.plan->gradient_bytes && c.parameters.bytes == c.plan->gradient_bytes,
+      "gradient and parameter buffers must hold the plan's gradient bytes");
 }
 
 }  // namespace
 
-int bucket_tag_spacing(const Options& options) { return std::max(64, options.rings); }
+int bucket_tag_spacing(const Options& options) {
+  return std::max(64, options.rings);
+}
 
-IterationTimes compute_iteration(Communicator& comm, const StreamConfig& config, StreamSignal& ready,
-                                 StreamSignal& done) {
+IterationTimes compute_iteration(Communicator& comm, const StreamConfig& config,
+                                 StreamSignal& ready, StreamSignal& done) {
   check_config(config);
   const IterationPlan& plan = *config.plan;
   IterationTimes t;
@@ -50,8 +55,8 @@ IterationTimes compute_iteration(Communicator& comm, const StreamConfig& config,
   return t;
 }
 
-void comm_iteration(Communicator& comm, const StreamConfig& config, StreamSignal& ready, StreamSignal& done,
-                    int iteration, const BucketObserver& observe) {
+void comm_iteration(Communicator& comm, const StreamConfig& config, StreamSignal& ready,
+                    StreamSignal& done, int iteration, const BucketObserver& observe) {
   check_config(config);
   Options options = config.options;
   const int spacing = bucket_tag_spacing(options);
@@ -60,8 +65,8 @@ void comm_iteration(Communicator& comm, const StreamConfig& config, StreamSignal
     ready.wait();
     options.tag_base = config.options.tag_base + static_cast<int>(b) * spacing;
     BucketEvent e{iteration, b, bucket.offset, bucket.bytes, comm.now(), 0};
-    config.algo->run(comm, config.gradients.slice(bucket.offset, bucket.bytes), DType::float32, ReduceOp::sum,
-                     options);
+    config.algo->run(comm, config.gradients.slice(bucket.offset, bucket.bytes), DType::float32,
+                     ReduceOp::sum, options);
     e.end = comm.now();
     if (observe) observe(e);
   }
@@ -79,7 +84,9 @@ void ThreadSignal::wait() {
   const bool ok = cv_.wait_for(lock, std::chrono::duration<double>(timeout_s_),
                                [&] { return count_ > 0 || !aborted_.empty(); });
   if (!aborted_.empty()) throw BackendError("workload stream abandoned: " + aborted_);
-  if (!ok) throw Timeout("workload stream waited more than " + std::to_string(timeout_s_) + " s for the other stream");
+  if (!ok)
+    throw Timeout("workload stream waited more than " + std::to_string(timeout_s_) +
+                  " s for the other stream");
   --count_;
 }
 
@@ -89,8 +96,9 @@ void ThreadSignal::abort(const std::string& why) {
   cv_.notify_all();
 }
 
-std::vector<IterationTimes> run_rank_threads(Communicator& compute, Communicator& comm, const StreamConfig& config,
-                                             int iterations, const BucketObserver& observe, double timeout_s) {
+std::vector<IterationTimes> run_rank_threads(Communicator& compute, Communicator& comm,
+                                             const StreamConfig& config, int iterations,
+                                             const BucketObserver& observe, double timeout_s) {
   ThreadSignal ready(timeout_s), done(timeout_s);
   // The first failure is the cause; the other stream's error is then only its knock-on.
   std::mutex error_mutex;
@@ -104,14 +112,16 @@ std::vector<IterationTimes> run_rank_threads(Communicator& compute, Communicator
   };
   std::thread comm_thread([&] {
     try {
-      for (int it = 0; it < iterations; ++it) comm_iteration(comm, config, ready, done, it, observe);
+      for (int it = 0; it < iterations; ++it)
+        comm_iteration(comm, config, ready, done, it, observe);
     } catch (...) {
       fail(done, "the communication stream failed");
     }
   });
   std::vector<IterationTimes> times;
   try {
-    for (int it = 0; it < iterations; ++it) times.push_back(compute_iteration(compute, config, ready, done));
+    for (int it = 0; it < iterations; ++it)
+      times.push_back(compute_iteration(compute, config, ready, done));
   } catch (...) {
     fail(ready, "the compute stream failed");
   }

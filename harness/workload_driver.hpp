@@ -65,7 +65,7 @@ struct StreamConfig {
 // Simulated or wall-clock seconds on the rank's clock.
 struct IterationTimes {
   double start = 0;
-  double backward_end = 0;   // forward + backward done
+  double backward_end = 0;     // forward + backward done
   double optimizer_start = 0;  // every allreduce done (and backward)
   double end = 0;
 
@@ -89,10 +89,10 @@ using BucketObserver = std::function<void(const BucketEvent&)>;
 int bucket_tag_spacing(const Options& options);
 
 // One iteration of each stream; run them concurrently, with the same `ready` and `done`.
-IterationTimes compute_iteration(Communicator& comm, const StreamConfig& config, StreamSignal& ready,
-                                 StreamSignal& done);
-void comm_iteration(Communicator& comm, const StreamConfig& config, StreamSignal& ready, StreamSignal& done,
-                    int iteration, const BucketObserver& observe = {});
+IterationTimes compute_iteration(Communicator& comm, const StreamConfig& config,
+                                 StreamSignal& ready, StreamSignal& done);
+void comm_iteration(Communicator& comm, const StreamConfig& config, StreamSignal& ready,
+                    StreamSignal& done, int iteration, const BucketObserver& observe = {});
 
 // StreamSignal for threads. abort() wakes a waiter with BackendError (the other stream failed);
 // a wait longer than `timeout_s` throws Timeout.
@@ -114,8 +114,9 @@ class ThreadSignal : public StreamSignal {
 // Runs `iterations` iterations of one rank on two threads: the calling thread is the compute
 // stream (on `compute`), a second thread the comm stream (on `comm`). Either stream's
 // exception stops the other and is rethrown here. Returns each iteration's times.
-std::vector<IterationTimes> run_rank_threads(Communicator& compute, Communicator& comm, const StreamConfig& config,
-                                             int iterations, const BucketObserver& observe = {},
+std::vector<IterationTimes> run_rank_threads(Communicator& compute, Communicator& comm,
+                                             const StreamConfig& config, int iterations,
+                                             const BucketObserver& observe = {},
                                              double timeout_s = 60);
 
 }  // namespace ddl::harness

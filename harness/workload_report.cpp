@@ -18,7 +18,9 @@ std::string fmt(const char* format, double v) {
 }
 
 // Milliseconds with picosecond resolution: simulated times are exact, keep their digits.
-std::string ms(double seconds) { return fmt("%.9f", seconds * 1e3); }
+std::string ms(double seconds) {
+  return fmt("%.9f", seconds * 1e3);
+}
 
 }  // namespace
 
@@ -26,7 +28,9 @@ double WorkloadRow::images_per_s() const {
   return iteration_s > 0 ? static_cast<double>(gpus) * static_cast<double>(batch) / iteration_s : 0;
 }
 
-double WorkloadRow::efficiency() const { return iteration_s > 0 ? compute_s / iteration_s : 0; }
+double WorkloadRow::efficiency() const {
+  return iteration_s > 0 ? compute_s / iteration_s : 0;
+}
 
 std::string workload_csv_header() {
   return "gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency";
@@ -37,9 +41,9 @@ void write_workload_report(std::ostream& out, Format format, const std::vector<W
   if (format == Format::csv) {
     out << workload_csv_header() << '\n';
     for (const WorkloadRow& r : rows)
-      out << r.gpus << ',' << r.algo << ',' << r.dims << ',' << ms(r.iteration_s) << ',' << ms(r.compute_s) << ','
-          << ms(r.exposed_comm_s()) << ',' << fmt("%.3f", r.images_per_s()) << ',' << fmt("%.6f", r.efficiency())
-          << '\n';
+      out << r.gpus << ',' << r.algo << ',' << r.dims << ',' << ms(r.iteration_s) << ','
+          << ms(r.compute_s) << ',' << ms(r.exposed_comm_s()) << ','
+          << fmt("%.3f", r.images_per_s()) << ',' << fmt("%.6f", r.efficiency()) << '\n';
     return;
   }
   if (format == Format::json) {
@@ -63,16 +67,16 @@ void write_workload_report(std::ostream& out, Format format, const std::vector<W
   }
   for (const std::string& h : header) out << "# " << h << '\n';
   char buf[256];
-  std::snprintf(buf, sizeof buf, "#%6s %8s %12s %12s %12s %16s %12s %10s\n", "gpus", "algo", "dims", "iter", "compute",
-                "exposed comm", "throughput", "efficiency");
+  std::snprintf(buf, sizeof buf, "#%6s %8s %12s %12s %12s %16s %12s %10s\n", "gpus", "algo", "dims",
+                "iter", "compute", "exposed comm", "throughput", "efficiency");
   out << buf;
-  std::snprintf(buf, sizeof buf, "#%6s %8s %12s %12s %12s %16s %12s %10s\n", "", "", "", "(ms)", "(ms)", "(ms)",
-                "(images/s)", "");
+  std::snprintf(buf, sizeof buf, "#%6s %8s %12s %12s %12s %16s %12s %10s\n", "", "", "", "(ms)",
+                "(ms)", "(ms)", "(images/s)", "");
   out << buf;
   for (const WorkloadRow& r : rows) {
-    std::snprintf(buf, sizeof buf, "%7d %8s %12s %12.3f %12.3f %16.3f %12.1f %10.4f\n", r.gpus, r.algo.c_str(),
-                  r.dims.c_str(), r.iteration_s * 1e3, r.compute_s * 1e3, r.exposed_comm_s() * 1e3, r.images_per_s(),
-                  r.efficiency());
+    std::snprintf(buf, sizeof buf, "%7d %8s %12s %12.3f %12.3f %16.3f %12.1f %10.4f\n", r.gpus,
+                  r.algo.c_str(), r.dims.c_str(), r.iteration_s * 1e3, r.compute_s * 1e3,
+                  r.exposed_comm_s() * 1e3, r.images_per_s(), r.efficiency());
     out << buf;
   }
 }
@@ -81,7 +85,8 @@ std::vector<WorkloadRow> parse_workload_csv(const std::string& text, std::size_t
   std::istringstream in(text);
   std::string line;
   if (!std::getline(in, line) || line != workload_csv_header())
-    throw InvalidArgument("workload csv: expected the header '" + workload_csv_header() + "', got '" + line + "'");
+    throw InvalidArgument("workload csv: expected the header '" + workload_csv_header() +
+                          "', got '" + line + "'");
   std::vector<WorkloadRow> rows;
   while (std::getline(in, line)) {
     if (line.empty()) continue;

@@ -59,8 +59,7 @@ void LoopbackWorld::complete(std::uint64_t id, const std::string& error) {
   wakeups_[static_cast<std::size_t>(op.owner)].notify_all();
 }
 
-std::uint64_t LoopbackWorld::post_timer(int rank,
-                                        std::chrono::steady_clock::time_point ready_at) {
+std::uint64_t LoopbackWorld::post_timer(int rank, std::chrono::steady_clock::time_point ready_at) {
   std::lock_guard lock(mutex_);
   const std::uint64_t id = next_id_++;
   ops_[id].owner = rank;
@@ -74,16 +73,15 @@ void LoopbackWorld::wait(int rank, std::uint64_t id) {
   std::unique_lock lock(mutex_);
   auto it = ops_.find(id);
   DDL_CHECK(it != ops_.end(), "wait on an unknown request");
-  const auto deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout_);
-  const bool ok = wakeups_[static_cast<std::size_t>(rank)].wait_until(lock, deadline, [&] {
-    return ops_[id].done || !abort_reason_.empty();
-  });
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout_);
+  const bool ok = wakeups_[static_cast<std::size_t>(rank)].wait_until(
+      lock, deadline, [&] { return ops_[id].done || !abort_reason_.empty(); });
   Op op = ops_[id];
   ops_.erase(id);
   if (!abort_reason_.empty() && !op.done)
-    throw Abandoned("rank " + std::to_string(rank) + ": " + op.what + " abandoned: " + abort_reason_);
+    throw Abandoned("rank " + std::to_string(rank) + ": " + op.what +
+                    " abandoned: " + abort_reason_);
   if (!ok)
     throw Timeout("rank " + std::to_string(rank) + ": " + op.what + " timed out after " +
                   std::to_string(timeout_.count()) + " s");
@@ -103,8 +101,7 @@ LoopbackCommunicator::LoopbackCommunicator(LoopbackWorld& world, int rank)
 LoopbackCommunicator::~LoopbackCommunicator() = default;
 
 double LoopbackCommunicator::now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 void LoopbackCommunicator::check_peer(int peer, const char* op) const {
@@ -115,8 +112,8 @@ void LoopbackCommunicator::check_peer(int peer, const char* op) const {
 
 Request LoopbackCommunicator::isend(int peer, ConstView data, int tag) {
   check_peer(peer, "isend");
-  std::string what = "send to peer " + std::to_string(peer) + " tag " + std::to_string(tag) +
-                     " (" + std::to_string(data.bytes) + " bytes)";
+  std::string what = "send to peer " + std::to_string(peer) + " tag " + std::to_string(tag) + " (" +
+                     std::to_string(data.bytes) + " bytes)";
   return {world_.post(rank_, peer, tag, true, const_cast<void*>(data.data), data.bytes,
                       std::move(what))};
 }
@@ -149,9 +146,13 @@ void LoopbackCommunicator::divide(MutView inout, DType type, std::size_t divisor
   host_divide(inout.data, inout.bytes / dtype_size(type), type, divisor);
 }
 
-MutView LoopbackCommunicator::acquire_scratch(std::size_t bytes) { return pool_.acquire(bytes); }
+MutView LoopbackCommunicator::acquire_scratch(std::size_t bytes) {
+  return pool_.acquire(bytes);
+}
 
-void LoopbackCommunicator::release_scratch(MutView scratch) { pool_.release(scratch); }
+void LoopbackCommunicator::release_scratch(MutView scratch) {
+  pool_.release(scratch);
+}
 
 Request LoopbackCommunicator::compute(double seconds) {
   const auto ready = std::chrono::steady_clock::now() +

@@ -30,7 +30,8 @@ class Abandoned : public Error {
 
 class LoopbackWorld {
  public:
-  explicit LoopbackWorld(int size, std::chrono::duration<double> timeout = std::chrono::seconds(60));
+  explicit LoopbackWorld(int size,
+                         std::chrono::duration<double> timeout = std::chrono::seconds(60));
   int size() const { return size_; }
   std::chrono::duration<double> timeout() const { return timeout_; }
   // Wake every waiter with an error: one rank failed, so the others must not wait for it.

@@ -17,7 +17,8 @@ namespace ddl {
 // Calls done() until it returns true. After timeout_s seconds throws Timeout with the text
 // describe() returns (called only then); on_timeout() then releases what was awaited.
 template <typename Done, typename Describe, typename OnTimeout>
-void poll_until(Done&& done, double timeout_s, Describe&& describe, OnTimeout&& on_timeout, bool quiet = false) {
+void poll_until(Done&& done, double timeout_s, Describe&& describe, OnTimeout&& on_timeout,
+                bool quiet = false) {
   using clock = std::chrono::steady_clock;
   // Clamped: a deadline past ~9.2e9 s overflows the clock's nanoseconds into the past, so a
   // huge timeout would expire at once (the tools refuse more than kMaxTimeout anyway).

@@ -17,8 +17,8 @@ class BufferSpace {
   virtual const char* name() const = 0;
   // Memory that lives as long as the space, touched once so timed runs pay no page faults.
   virtual MutView allocate(std::size_t bytes) = 0;
-  virtual void upload(MutView dst, const void* host) = 0;      // dst.bytes from host
-  virtual void download(void* host, ConstView src) = 0;        // src.bytes to host
+  virtual void upload(MutView dst, const void* host) = 0;  // dst.bytes from host
+  virtual void download(void* host, ConstView src) = 0;    // src.bytes to host
   // True when MPI itself may read and write these buffers (the MPI_Allreduce baseline).
   virtual bool mpi_accessible() const = 0;
 };

@@ -73,7 +73,8 @@ CudaCommunicator::Impl::Impl(MPI_Comm comm, const CudaConfig& cfg)
     check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, mpi.comm()), "MPI_Bcast (NCCL unique id)");
     check_nccl(ncclCommInitRank(&nccl, mpi.size(), id, mpi.rank()), "ncclCommInitRank");
 #else
-    throw InvalidArgument("--transport nccl: this build has no NCCL (it was not found at configure time)");
+    throw InvalidArgument(
+        "--transport nccl: this build has no NCCL (it was not found at configure time)");
 #endif
   }
 }
@@ -98,23 +99,36 @@ void CudaCommunicator::Impl::sync(cudaStream_t stream, const char* what) {
         return true;
       },
       config.timeout_s,
-      [&] { return "rank " + std::to_string(mpi.rank()) + ": timed out waiting for " + what; }, [] {});
+      [&] { return "rank " + std::to_string(mpi.rank()) + ": timed out waiting for " + what; },
+      [] {});
 }
 
 std::string CudaCommunicator::Impl::describe(const Op& op) const {
-  return std::string(op.send ? "send to" : "recv from") + " peer " + std::to_string(op.peer) + " tag " +
-         std::to_string(op.tag) + " (" + std::to_string(op.bytes) + " bytes, device memory, " +
-         (op.staged ? "staged" : transport == DeviceTransport::nccl ? "nccl" : "direct") + ")";
+  return std::string(op.send ? "send to" : "recv from") + " peer " + std::to_string(op.peer) +
+         " tag " + std::to_string(op.tag) + " (" + std::to_string(op.bytes) +
+         " bytes, device memory, " +
+         (op.staged                            ? "staged"
+          : transport == DeviceTransport::nccl ? "nccl"
+                                               : "direct") +
+         ")";
 }
 
 CudaCommunicator::CudaCommunicator(MPI_Comm comm, const CudaConfig& config)
     : impl_(std::make_unique<Impl>(comm, config)) {}
 CudaCommunicator::~CudaCommunicator() = default;
 
-int CudaCommunicator::rank() const { return impl_->mpi.rank(); }
-int CudaCommunicator::size() const { return impl_->mpi.size(); }
-double CudaCommunicator::now() { return impl_->mpi.now(); }
-DeviceTransport CudaCommunicator::transport() const { return impl_->transport; }
+int CudaCommunicator::rank() const {
+  return impl_->mpi.rank();
+}
+int CudaCommunicator::size() const {
+  return impl_->mpi.size();
+}
+double CudaCommunicator::now() {
+  return impl_->mpi.now();
+}
+DeviceTransport CudaCommunicator::transport() const {
+  return impl_->transport;
+}
 
 std::string CudaCommunicator::transport_name() const {
   switch (impl_->transport) {
@@ -192,8 +206,12 @@ void CudaCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
   impl_->sync(impl_->compute, "the divide kernel");
 }
 
-MutView CudaCommunicator::acquire_scratch(std::size_t bytes) { return impl_->scratch.acquire(bytes); }
-void CudaCommunicator::release_scratch(MutView s) { impl_->scratch.release(s); }
+MutView CudaCommunicator::acquire_scratch(std::size_t bytes) {
+  return impl_->scratch.acquire(bytes);
+}
+void CudaCommunicator::release_scratch(MutView s) {
+  impl_->scratch.release(s);
+}
 
 Request CudaCommunicator::compute(double seconds) {
   Impl::Op op;
@@ -216,7 +234,8 @@ MutView CudaSpace::allocate(std::size_t bytes) {
 }
 
 void CudaSpace::upload(MutView dst, const void* host) {
-  if (dst.bytes > 0) check(cudaMemcpy(dst.data, host, dst.bytes, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
+  if (dst.bytes > 0)
+    check(cudaMemcpy(dst.data, host, dst.bytes, cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
 }
 
 void CudaSpace::download(void* host, ConstView src) {

@@ -10,9 +10,9 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "algorithms/scratch_pool.hpp"
 #include "real/cuda_communicator.hpp"
 #include "real/mpi_communicator.hpp"
-#include "algorithms/scratch_pool.hpp"
 
 #ifdef DDL_HAVE_NCCL
 #include <nccl.h>

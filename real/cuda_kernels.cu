@@ -1,5 +1,3 @@
-#include "real/cuda_kernels.hpp"
-
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -8,6 +6,7 @@
 #include <type_traits>
 
 #include "algorithms/error.hpp"
+#include "real/cuda_kernels.hpp"
 
 namespace ddl::cuda {
 
@@ -18,17 +17,20 @@ void check(cudaError_t code, const char* what) {
 namespace {
 
 // Storage type -> arithmetic: native types compute as themselves, 16-bit floats in float.
-template <typename T> struct Arith {
+template <typename T>
+struct Arith {
   using type = T;
   __device__ static T load(T v) { return v; }
   __device__ static T store(T v) { return v; }
 };
-template <> struct Arith<__half> {
+template <>
+struct Arith<__half> {
   using type = float;
   __device__ static float load(__half v) { return __half2float(v); }
   __device__ static __half store(float v) { return __float2half_rn(v); }
 };
-template <> struct Arith<__nv_bfloat16> {
+template <>
+struct Arith<__nv_bfloat16> {
   using type = float;
   __device__ static float load(__nv_bfloat16 v) { return __bfloat162float(v); }
   __device__ static __nv_bfloat16 store(float v) { return __float2bfloat16_rn(v); }
@@ -36,8 +38,10 @@ template <> struct Arith<__nv_bfloat16> {
 
 template <ReduceOp Op, typename A>
 __device__ A apply(A a, A b) {
-  if constexpr (Op == ReduceOp::min) return b < a ? b : a;  // std::min
-  else if constexpr (Op == ReduceOp::max) return a < b ? b : a;  // std::max
+  if constexpr (Op == ReduceOp::min)
+    return b < a ? b : a;  // std::min
+  else if constexpr (Op == ReduceOp::max)
+    return a < b ? b : a;  // std::max
   else if constexpr (std::is_integral_v<A>) {
     using U = std::make_unsigned_t<A>;  // wrap, as host_reduce does
     return Op == ReduceOp::sum ? A(U(a) + U(b)) : A(U(a) * U(b));
@@ -107,13 +111,22 @@ template <typename T>
 void launch_reduce(void* inout, const void* in, std::size_t n, ReduceOp op, cudaStream_t s) {
   auto* a = static_cast<T*>(inout);
   const auto* b = static_cast<const T*>(in);
-  const bool vec = (reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) % 16 == 0;
+  const bool vec =
+      (reinterpret_cast<std::uintptr_t>(a) | reinterpret_cast<std::uintptr_t>(b)) % 16 == 0;
   const unsigned grid = blocks_for(vec ? n / (16 / sizeof(T)) + 1 : n);
   switch (op) {
-    case ReduceOp::sum: reduce_kernel<T, ReduceOp::sum><<<grid, kThreads, 0, s>>>(a, b, n, vec); break;
-    case ReduceOp::prod: reduce_kernel<T, ReduceOp::prod><<<grid, kThreads, 0, s>>>(a, b, n, vec); break;
-    case ReduceOp::min: reduce_kernel<T, ReduceOp::min><<<grid, kThreads, 0, s>>>(a, b, n, vec); break;
-    case ReduceOp::max: reduce_kernel<T, ReduceOp::max><<<grid, kThreads, 0, s>>>(a, b, n, vec); break;
+    case ReduceOp::sum:
+      reduce_kernel<T, ReduceOp::sum><<<grid, kThreads, 0, s>>>(a, b, n, vec);
+      break;
+    case ReduceOp::prod:
+      reduce_kernel<T, ReduceOp::prod><<<grid, kThreads, 0, s>>>(a, b, n, vec);
+      break;
+    case ReduceOp::min:
+      reduce_kernel<T, ReduceOp::min><<<grid, kThreads, 0, s>>>(a, b, n, vec);
+      break;
+    case ReduceOp::max:
+      reduce_kernel<T, ReduceOp::max><<<grid, kThreads, 0, s>>>(a, b, n, vec);
+      break;
     case ReduceOp::avg: throw InvalidArgument("cuda reduce: avg is reduced as sum, then divided");
   }
   check(cudaGetLastError(), "reduce kernel launch");
@@ -127,7 +140,8 @@ void launch_divide(void* inout, std::size_t n, std::size_t divisor, cudaStream_t
 
 }  // namespace
 
-void reduce(void* inout, const void* in, std::size_t count, DType type, ReduceOp op, cudaStream_t s) {
+void reduce(void* inout, const void* in, std::size_t count, DType type, ReduceOp op,
+            cudaStream_t s) {
   if (count == 0) return;
   switch (type) {
     case DType::float32: return launch_reduce<float>(inout, in, count, op, s);

@@ -73,7 +73,8 @@ bool CudaCommunicator::Impl::channel_head(std::uint64_t id, const Op& op) const 
 
 void CudaCommunicator::Impl::release_channel(std::uint64_t id, const Op& op) {
   auto it = channels.find({op.send, op.peer, op.tag});
-  if (it != channels.end() && !it->second.empty() && it->second.front() == id) it->second.pop_front();
+  if (it != channels.end() && !it->second.empty() && it->second.front() == id)
+    it->second.pop_front();
 }
 
 // Send pipeline: piece k is copied device->host into slot k%2 (started), then sent by MPI in
@@ -84,8 +85,9 @@ bool CudaCommunicator::Impl::advance_staged_send(std::uint64_t id, Op& op) {
   while (op.started < op.pieces && op.started - op.finished < 2) {
     Slot& s = op.slots[op.started % 2];
     const std::size_t len = piece_length(op, op.started);
-    check(cudaMemcpyAsync(s.host.data, static_cast<std::byte*>(op.device) + op.started * config.stage_chunk,
-                          len, cudaMemcpyDeviceToHost, d2h),
+    check(cudaMemcpyAsync(s.host.data,
+                          static_cast<std::byte*>(op.device) + op.started * config.stage_chunk, len,
+                          cudaMemcpyDeviceToHost, d2h),
           "cudaMemcpyAsync (staging send)");
     check(cudaEventRecord(s.copied, d2h), "cudaEventRecord");
     ++op.started;
@@ -105,7 +107,8 @@ bool CudaCommunicator::Impl::advance_staged_send(std::uint64_t id, Op& op) {
 // Receive pipeline: MPI receives piece k into slot k%2 (started, in piece order), then it is
 // copied host->device (moved), then the slot is free (finished).
 bool CudaCommunicator::Impl::advance_staged_recv(std::uint64_t id, Op& op) {
-  while (op.finished < op.moved && event_done(op.slots[op.finished % 2].copied, "host-to-device staging copy"))
+  while (op.finished < op.moved &&
+         event_done(op.slots[op.finished % 2].copied, "host-to-device staging copy"))
     ++op.finished;
   while (op.started < op.pieces && op.started - op.finished < 2 && channel_head(id, op)) {
     Slot& s = op.slots[op.started % 2];
@@ -114,8 +117,8 @@ bool CudaCommunicator::Impl::advance_staged_recv(std::uint64_t id, Op& op) {
   }
   while (op.moved < op.started && mpi.test(op.slots[op.moved % 2].mpi)) {
     Slot& s = op.slots[op.moved % 2];
-    check(cudaMemcpyAsync(static_cast<std::byte*>(op.device) + op.moved * config.stage_chunk, s.host.data,
-                          piece_length(op, op.moved), cudaMemcpyHostToDevice, h2d),
+    check(cudaMemcpyAsync(static_cast<std::byte*>(op.device) + op.moved * config.stage_chunk,
+                          s.host.data, piece_length(op, op.moved), cudaMemcpyHostToDevice, h2d),
           "cudaMemcpyAsync (staging receive)");
     check(cudaEventRecord(s.copied, h2d), "cudaEventRecord");
     ++op.moved;

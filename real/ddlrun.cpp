@@ -51,28 +51,34 @@ struct RunArguments {
 void print_help(std::ostream& out, const po::options_description& desc) {
   out << "Usage: mpirun -np P ddlrun [options]\n\n"
          "Runs collectives on this machine's ranks through Open MPI (host memory) or CUDA (GPU\n"
-         "memory) and prints time, algbw and busbw per size, as ddlsim does for a simulated machine.\n\n"
+         "memory) and prints time, algbw and busbw per size, as ddlsim does for a simulated "
+         "machine.\n\n"
       << desc
-      << "\nTimes are the median over -n iterations after -w warm-ups; each iteration is the slowest\n"
+      << "\nTimes are the median over -n iterations after -w warm-ups; each iteration is the "
+         "slowest\n"
          "rank's time after a barrier. --dims defaults to (ranks per node) x (nodes) from MPI's\n"
-         "node-local split, just P on one node. Every wait is bounded by --timeout: a lost message\n"
+         "node-local split, just P on one node. Every wait is bounded by --timeout: a lost "
+         "message\n"
          "stops the job with an error naming rank, peer, tag and operation.\n"
-         "--trace FILE records every operation of every iteration (warm-ups too) of the size sweep, on\n"
+         "--trace FILE records every operation of every iteration (warm-ups too) of the size "
+         "sweep, on\n"
          "clocks aligned to rank 0's; rank 0 writes the file (not with --workload). ddltrace FILE\n"
          "--chrome OUT.json exports it for Perfetto.\n\n"
          "Examples:\n"
          "  mpirun -np 4 ddlrun --algo all -b 1K -e 64M -f 4 --check --baseline mpi\n"
          "  mpirun -np 4 ddlrun --algo ring,ddl --dims 2x2 -d half -o max --format csv\n"
          "  mpirun -np 8 --map-by slot ddlrun --memory cuda --algo ddl -b 1M -e 256M\n"
-         "  mpirun -np 2 ddlrun --workload resnet50 --compute-scale 0.01 --algo ring,ddl --format csv\n";
+         "  mpirun -np 2 ddlrun --workload resnet50 --compute-scale 0.01 --algo ring,ddl --format "
+         "csv\n";
 }
 
 std::string canonical(const RunArguments& a) {
   std::ostringstream s;
   const harness::CommonOptions& c = a.common;
-  s << "sizes=" << harness::format_size(c.sizes.front()) << ".." << harness::format_size(c.sizes.back())
-    << "(" << c.sizes.size() << ") dtype=" << to_string(c.dtype) << " op=" << to_string(c.op)
-    << " n=" << c.iters << " w=" << c.warmup << " check=" << c.check << " algo=";
+  s << "sizes=" << harness::format_size(c.sizes.front()) << ".."
+    << harness::format_size(c.sizes.back()) << "(" << c.sizes.size()
+    << ") dtype=" << to_string(c.dtype) << " op=" << to_string(c.op) << " n=" << c.iters
+    << " w=" << c.warmup << " check=" << c.check << " algo=";
   for (const std::string& n : c.algos) s << n << ";";
   s << " dims=" << (c.dims ? c.dims->to_string() : "default") << " segment=" << c.segment_bytes
     << " rings=" << c.rings << " memory=" << a.setup.memory << " transport=" << a.setup.transport
@@ -121,7 +127,9 @@ RunArguments parse(int argc, char** argv, po::options_description& desc) {
   }
   a.workload = read_workload_arguments(vm, DDL_WORKLOADS_DIR);
   if (vm.count("trace")) {
-    if (a.workload) throw InvalidArgument("--trace records collective sweeps, not --workload runs (see ddlrun --help)");
+    if (a.workload)
+      throw InvalidArgument(
+          "--trace records collective sweeps, not --workload runs (see ddlrun --help)");
     a.trace = vm["trace"].as<std::string>();
     harness::trace_format_for(*a.trace);  // a bad extension fails alike on every rank
   }
@@ -147,25 +155,30 @@ void check_host_memory(const RunArguments& a, const NodeLayout& layout) {
         std::to_string(static_cast<long long>(have / (1 << 30))) + " GiB: lower -e");
 }
 
-int online_cores() { return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN))); }
+int online_cores() {
+  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
 
-std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& layout, const Dims& dims,
-                                      int ranks, const std::string& transport,
+std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& layout,
+                                      const Dims& dims, int ranks, const std::string& transport,
                                       const std::optional<std::string>& no_baseline) {
   std::vector<std::string> h;
-  h.push_back("ddlrun: " + std::to_string(ranks) + " ranks (" + std::to_string(layout.ranks_per_node) +
-              " per node x " + std::to_string(layout.nodes) + " nodes), dims " + dims.to_string() +
-              ", memory " + a.setup.memory + ", transport " + transport);
+  h.push_back("ddlrun: " + std::to_string(ranks) + " ranks (" +
+              std::to_string(layout.ranks_per_node) + " per node x " +
+              std::to_string(layout.nodes) + " nodes), dims " + dims.to_string() + ", memory " +
+              a.setup.memory + ", transport " + transport);
   h.push_back("time: median of " + std::to_string(a.common.iters) + " iterations after " +
               std::to_string(a.common.warmup) + " warm-ups, each the slowest rank after a barrier" +
               (layout.ranks_per_node > online_cores()
                    ? "; more ranks per node than its " + std::to_string(online_cores()) +
                          " cores: ranks waiting around an iteration sleep"
                    : ""));
-  if (a.baseline_mpi && no_baseline) h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
+  if (a.baseline_mpi && no_baseline)
+    h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
   // ddlrun knows no machine figures, so auto ranks the algorithms for a uniform network.
-  const std::string picks = harness::auto_choices(a.common.algos, a.common.sizes, dims, uniform_costs(dims),
-                                                  harness::algorithm_options(a.common, dims), "uniform network");
+  const std::string picks =
+      harness::auto_choices(a.common.algos, a.common.sizes, dims, uniform_costs(dims),
+                            harness::algorithm_options(a.common, dims), "uniform network");
   if (!picks.empty()) h.push_back(picks);
   return h;
 }
@@ -209,7 +222,8 @@ int run(int argc, char** argv) {
     if (rank == 0) std::cerr << "ddlrun: " << e.what() << "\n";
     return 2;
   }
-  if (args.workload) return run_workload_mode(*args.workload, args.common, args.setup, dims, args.baseline_mpi);
+  if (args.workload)
+    return run_workload_mode(*args.workload, args.common, args.setup, dims, args.baseline_mpi);
   // --trace: rank 0 opens the file before anything runs, so a bad path stops every rank at once.
   std::optional<harness::TraceFile> trace_file;
   if (args.trace)
@@ -217,7 +231,8 @@ int run(int argc, char** argv) {
       if (rank == 0) std::cerr << "ddlrun: " << *why << "\n";
       return 2;
     }
-  std::unique_ptr<RealBackend> backend = make_backend(args.setup, MPI_COMM_WORLD, layout.local_rank);
+  std::unique_ptr<RealBackend> backend =
+      make_backend(args.setup, MPI_COMM_WORLD, layout.local_rank);
   ClockAlignment clock;
   std::optional<harness::TracingCommunicator> traced;
   if (args.trace) {
@@ -251,7 +266,8 @@ int run(int argc, char** argv) {
   if (rank != 0) return 0;
   std::vector<harness::Row> rows;
   for (const TimedCase& c : cases) {
-    harness::Row row = harness::make_row(c.bytes, cfg.type, cfg.op, c.algo, dims.to_string(), c.time_s, size);
+    harness::Row row =
+        harness::make_row(c.bytes, cfg.type, cfg.op, c.algo, dims.to_string(), c.time_s, size);
     row.wrong = c.wrong;
     if (c.mpi_time_s) {
       row.mpi_time_s = c.mpi_time_s;
@@ -259,10 +275,12 @@ int run(int argc, char** argv) {
     }
     rows.push_back(std::move(row));
   }
-  std::vector<std::string> header = header_lines(args, layout, dims, size, backend->transport_name(), no_baseline);
+  std::vector<std::string> header =
+      header_lines(args, layout, dims, size, backend->transport_name(), no_baseline);
   if (args.trace)
     header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
-                     std::to_string(clock.max_uncertainty_s * 1e6) + " us (half the shortest ping-pong)");
+                     std::to_string(clock.max_uncertainty_s * 1e6) +
+                     " us (half the shortest ping-pong)");
   harness::write_report(std::cout, args.common.format, rows, {false, args.baseline_mpi}, header);
   return 0;
 }

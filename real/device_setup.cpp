@@ -38,11 +38,13 @@ RunSetup parse_setup(const std::string& memory, const std::string& transport, do
                           std::to_string(static_cast<long long>(kMaxTimeout)) + ", got " +
                           std::to_string(timeout_s));
   if (memory == "cuda" && !built_with_cuda())
-    throw InvalidArgument("--memory cuda: this ddlrun was built without CUDA (configure with nvcc "
-                          "available, -DDDL_WITH_CUDA=ON)");
+    throw InvalidArgument(
+        "--memory cuda: this ddlrun was built without CUDA (configure with nvcc "
+        "available, -DDDL_WITH_CUDA=ON)");
   if (transport == "nccl" && !built_with_nccl())
-    throw InvalidArgument("--transport nccl: NCCL support was not built in (NCCL was not found when "
-                          "ddl was configured)");
+    throw InvalidArgument(
+        "--transport nccl: NCCL support was not built in (NCCL was not found when "
+        "ddl was configured)");
   if (transport == "nccl" && memory != "cuda")
     throw InvalidArgument("--transport nccl moves GPU buffers: use it with --memory cuda");
   return {memory, transport, timeout_s};

@@ -21,13 +21,15 @@ constexpr std::size_t kMaxMessage = std::size_t{1} << 30;
 constexpr std::size_t kAlignment = 64;  // cache line; also what AVX-512 loads like
 
 void* allocate_host(std::size_t bytes) {
-  void* p = ::operator new(bytes, std::align_val_t{kAlignment});
+  void* p = ::operator new (bytes, std::align_val_t{kAlignment});
   // Touch every page now, so the first collective does not pay the page faults.
   std::memset(p, 0, bytes);
   return p;
 }
 
-void free_host(void* p) { ::operator delete(p, std::align_val_t{kAlignment}); }
+void free_host(void* p) {
+  ::operator delete (p, std::align_val_t{kAlignment});
+}
 
 std::string seconds_text(double s) {
   char text[32];
@@ -63,7 +65,8 @@ MpiCommunicator::~MpiCommunicator() {
 }
 
 void MpiCommunicator::set_timeout(double seconds) {
-  if (!(seconds > 0)) throw InvalidArgument("timeout must be positive, got " + seconds_text(seconds));
+  if (!(seconds > 0))
+    throw InvalidArgument("timeout must be positive, got " + seconds_text(seconds));
   timeout_s_ = seconds;
 }
 
@@ -73,9 +76,8 @@ double MpiCommunicator::now() {
 
 void MpiCommunicator::check_peer_tag(int peer, int tag, const char* operation) const {
   if (peer < 0 || peer >= size_)
-    throw InvalidArgument(std::string(operation) + ": rank " + std::to_string(rank_) +
-                          ": peer " + std::to_string(peer) + " is not in [0, " +
-                          std::to_string(size_) + ")");
+    throw InvalidArgument(std::string(operation) + ": rank " + std::to_string(rank_) + ": peer " +
+                          std::to_string(peer) + " is not in [0, " + std::to_string(size_) + ")");
   if (tag < 0 || tag > max_tag_)
     throw InvalidArgument(std::string(operation) + ": rank " + std::to_string(rank_) + ": tag " +
                           std::to_string(tag) + " is outside MPI's range [0, " +
@@ -137,7 +139,8 @@ bool MpiCommunicator::test(Request& r) {
     int flag = 0;
     MPI_Status status;
     const int rc = MPI_Test(&op.requests[op.completed], &flag, &status);
-    if (rc != MPI_SUCCESS) check_mpi(rc, "MPI_Test, rank " + std::to_string(rank_) + ", " + describe(op));
+    if (rc != MPI_SUCCESS)
+      check_mpi(rc, "MPI_Test, rank " + std::to_string(rank_) + ", " + describe(op));
     if (!flag) return false;
     if (op.kind == Kind::recv) {
       int received = 0;
@@ -161,7 +164,7 @@ void MpiCommunicator::wait(Request& r) {
   poll_until([&] { return test(r); }, timeout_s_,
              [&] {
                return "rank " + std::to_string(rank_) + ": timed out after " +
-                       seconds_text(timeout_s_) + " s waiting for " + describe(awaited);
+                      seconds_text(timeout_s_) + " s waiting for " + describe(awaited);
              },
              [&] {
                auto it = ops_.find(awaited.id);
@@ -182,8 +185,8 @@ std::string MpiCommunicator::describe(const Op& op) const {
       return "send to peer " + std::to_string(op.peer) + " tag " + std::to_string(op.tag) + " (" +
              std::to_string(op.bytes) + " bytes)";
     case Kind::recv:
-      return "recv from peer " + std::to_string(op.peer) + " tag " + std::to_string(op.tag) +
-             " (" + std::to_string(op.bytes) + " bytes)";
+      return "recv from peer " + std::to_string(op.peer) + " tag " + std::to_string(op.tag) + " (" +
+             std::to_string(op.bytes) + " bytes)";
     case Kind::compute: return "compute";
   }
   return "?";
@@ -217,9 +220,13 @@ void MpiCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
   host_divide(inout.data, inout.bytes / elem, type, divisor);
 }
 
-MutView MpiCommunicator::acquire_scratch(std::size_t bytes) { return scratch_.acquire(bytes); }
+MutView MpiCommunicator::acquire_scratch(std::size_t bytes) {
+  return scratch_.acquire(bytes);
+}
 
-void MpiCommunicator::release_scratch(MutView scratch) { scratch_.release(scratch); }
+void MpiCommunicator::release_scratch(MutView scratch) {
+  scratch_.release(scratch);
+}
 
 Request MpiCommunicator::compute(double seconds) {
   DDL_CHECK(seconds >= 0, "compute: negative duration");
@@ -242,8 +249,8 @@ void bounded_barrier(MPI_Comm comm, double timeout_s, bool quiet, const char* wh
       },
       timeout_s,
       [&] {
-        return "rank " + std::to_string(rank) + ": timed out after " + std::to_string(timeout_s) + " s in " + what +
-               " (another rank stopped or is stuck)";
+        return "rank " + std::to_string(rank) + ": timed out after " + std::to_string(timeout_s) +
+               " s in " + what + " (another rank stopped or is stuck)";
       },
       [] {}, quiet);
 }

@@ -20,8 +20,9 @@ inline void check_mpi(int code, const std::string& operation) {
   if (code != MPI_SUCCESS) throw_mpi_error(code, operation);
 }
 
-// Print "<program>: rank R: <what>" on stderr (the rank once, if <what> starts with it) and MPI_Abort the world with `exit_code`: the
-// end of every fatal error in a multi-rank program, so no other rank is left waiting.
+// Print "<program>: rank R: <what>" on stderr (the rank once, if <what> starts with it) and
+// MPI_Abort the world with `exit_code`: the end of every fatal error in a multi-rank program, so no
+// other rank is left waiting.
 [[noreturn]] void abort_world(const char* program, const std::string& what, int exit_code);
 
 }  // namespace ddl

@@ -36,10 +36,10 @@ NodeLayout node_layout(MPI_Comm comm, double timeout_s) {
                           "), so there is no default (ranks per node) x (nodes) grid: give --dims, "
                           "or start the same number of ranks on every node");
   if (!ordered)
-    throw InvalidArgument("ranks are not numbered node by node (rank = node * " +
-                          std::to_string(most) +
-                          " + local rank), so the default grid would mix nodes in its first "
-                          "dimension: place ranks with mpirun --map-by slot (or core), or give --dims");
+    throw InvalidArgument(
+        "ranks are not numbered node by node (rank = node * " + std::to_string(most) +
+        " + local rank), so the default grid would mix nodes in its first "
+        "dimension: place ranks with mpirun --map-by slot (or core), or give --dims");
   layout.nodes = size / layout.ranks_per_node;
   layout.dims = layout.nodes == 1 ? Dims::flat(size) : Dims({layout.ranks_per_node, layout.nodes});
   return layout;

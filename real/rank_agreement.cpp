@@ -18,7 +18,9 @@ struct Record {
   char text[1000];
 };
 
-std::string text_of(const Record& r) { return std::string(r.text, strnlen(r.text, sizeof r.text)); }
+std::string text_of(const Record& r) {
+  return std::string(r.text, strnlen(r.text, sizeof r.text));
+}
 
 }  // namespace
 

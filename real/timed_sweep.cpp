@@ -130,7 +130,8 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
       auto refill = [&] {
         if (cfg.on_iteration) cfg.on_iteration(name, bytes, iteration++);
         if (!cfg.check) return;
-        fill_input(host.data(), count, cfg.type, cfg.op, algo.collective, rank, p, cfg.options.root);
+        fill_input(host.data(), count, cfg.type, cfg.op, algo.collective, rank, p,
+                   cfg.options.root);
         space.upload(view, host.data());
       };
       TimedCase c;
@@ -143,9 +144,9 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
       });
       if (cfg.check) {
         space.download(host.data(), view);
-        unsigned long long wrong =
-            check_output(host.data(), count, cfg.type, cfg.op, algo.collective, rank, p,
-                         cfg.options.root).wrong;
+        unsigned long long wrong = check_output(host.data(), count, cfg.type, cfg.op,
+                                                algo.collective, rank, p, cfg.options.root)
+                                       .wrong;
         bounded_allreduce(&wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, world, cfg.timeout_s,
                           "the MPI_Allreduce of wrong counts");
         c.wrong = static_cast<std::size_t>(wrong);

@@ -50,31 +50,37 @@ void fill_for_check(std::vector<float>& gradients, std::vector<float>& parameter
   std::fill(parameters.begin(), parameters.end(), 0.0f);
 }
 
-unsigned long long wrong_elements(const std::vector<float>& gradients, const std::vector<float>& parameters, int p) {
+unsigned long long wrong_elements(const std::vector<float>& gradients,
+                                  const std::vector<float>& parameters, int p) {
   const float expect = static_cast<float>(p) * static_cast<float>(p + 1) / 2;
   unsigned long long wrong = 0;
-  for (std::size_t i = 0; i < gradients.size(); ++i) wrong += (gradients[i] != expect) + (parameters[i] != expect);
+  for (std::size_t i = 0; i < gradients.size(); ++i)
+    wrong += (gradients[i] != expect) + (parameters[i] != expect);
   return wrong;
 }
 
-std::vector<std::string> header_lines(const WorkloadArguments& w, const harness::IterationPlan& plan, int ranks,
+std::vector<std::string> header_lines(const WorkloadArguments& w,
+                                      const harness::IterationPlan& plan, int ranks,
                                       const Dims& dims, const harness::CommonOptions& common) {
   double forward = 0;
   for (double s : plan.forward_s) forward += s;
   char scale[32];
   std::snprintf(scale, sizeof scale, "%g", w.compute_scale);
   return {
-      "ddlrun: workload " + w.workload.model + " (" + w.file + "), " + std::to_string(w.workload.layers.size()) +
-          " layers, " + std::to_string(plan.params) + " parameters, batch " + std::to_string(w.batch) + " per GPU",
+      "ddlrun: workload " + w.workload.model + " (" + w.file + "), " +
+          std::to_string(w.workload.layers.size()) + " layers, " + std::to_string(plan.params) +
+          " parameters, batch " + std::to_string(w.batch) + " per GPU",
       "compute scaled by " + std::string(scale) + ": forward " + ms(forward) + ", backward " +
-          ms(plan.compute_s() - forward) + " of timed busy-wait; the optimizer step (a host reduce of the gradients" +
+          ms(plan.compute_s() - forward) +
+          " of timed busy-wait; the optimizer step (a host reduce of the gradients" +
           " into the weights) and the allreduces are real, unscaled work",
       "gradient buckets: " + std::to_string(plan.buckets.size()) + " (first " +
           harness::format_size(w.buckets.first_bucket_bytes) + ", then " +
-          harness::format_size(w.buckets.bucket_bytes) + "), host memory, " + std::to_string(ranks) +
-          " ranks, dims " + dims.to_string() + ", two MPI communicators per rank (compute and comm threads)",
-      "time: median of " + std::to_string(common.iters) + " iterations after " + std::to_string(common.warmup) +
-          " warm-ups, each the slowest rank after a barrier" +
+          harness::format_size(w.buckets.bucket_bytes) + "), host memory, " +
+          std::to_string(ranks) + " ranks, dims " + dims.to_string() +
+          ", two MPI communicators per rank (compute and comm threads)",
+      "time: median of " + std::to_string(common.iters) + " iterations after " +
+          std::to_string(common.warmup) + " warm-ups, each the slowest rank after a barrier" +
           (common.check ? "; --check: every gradient summed exactly once (0 wrong)" : ""),
   };
 }
@@ -84,16 +90,16 @@ std::vector<std::string> header_lines(const WorkloadArguments& w, const harness:
 void init_mpi(int& argc, char**& argv) {
   bool workload = false;
   for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--workload") == 0 || std::strncmp(argv[i], "--workload=", 11) == 0) workload = true;
+    if (std::strcmp(argv[i], "--workload") == 0 || std::strncmp(argv[i], "--workload=", 11) == 0)
+      workload = true;
   int provided = 0;
   MPI_Init_thread(&argc, &argv, workload ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE, &provided);
 }
 
 void add_workload_options(po::options_description& desc) {
   harness::add_workload_options(desc);
-  desc.add_options()
-      ("compute-scale", po::value<double>()->default_value(1.0),
-       "--workload: multiply every layer's compute time by this (e.g. 0.01)");
+  desc.add_options()("compute-scale", po::value<double>()->default_value(1.0),
+                     "--workload: multiply every layer's compute time by this (e.g. 0.01)");
 }
 
 std::optional<WorkloadArguments> read_workload_arguments(const po::variables_map& vm,
@@ -105,18 +111,22 @@ std::optional<WorkloadArguments> read_workload_arguments(const po::variables_map
     return std::nullopt;
   }
   if (vm["memory"].as<std::string>() != "host")
-    throw InvalidArgument("--workload runs on host memory only (its compute is a timed busy-wait on the CPU)");
+    throw InvalidArgument(
+        "--workload runs on host memory only (its compute is a timed busy-wait on the CPU)");
   if (vm.count("baseline")) throw InvalidArgument("--baseline does not go with --workload");
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
   if (level < MPI_THREAD_MULTIPLE)
-    throw InvalidArgument("--workload needs MPI_THREAD_MULTIPLE (the compute and comm threads of a rank both call "
-                          "MPI), but this MPI library provides only thread level " + std::to_string(level));
+    throw InvalidArgument(
+        "--workload needs MPI_THREAD_MULTIPLE (the compute and comm threads of a rank both call "
+        "MPI), but this MPI library provides only thread level " +
+        std::to_string(level));
   WorkloadArguments w;
   static_cast<harness::WorkloadChoice&>(w) = harness::read_workload_options(vm, workloads_dir);
   w.compute_scale = vm["compute-scale"].as<double>();
   if (!(w.compute_scale > 0) || !std::isfinite(w.compute_scale))
-    throw InvalidArgument("--compute-scale must be a positive number, got " + std::to_string(w.compute_scale));
+    throw InvalidArgument("--compute-scale must be a positive number, got " +
+                          std::to_string(w.compute_scale));
   return w;
 }
 
@@ -127,8 +137,8 @@ std::string canonical(const WorkloadArguments& w) {
   return s.str();
 }
 
-int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& common, const RunSetup& setup,
-                      const Dims& dims, bool baseline_mpi) {
+int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& common,
+                      const RunSetup& setup, const Dims& dims, bool baseline_mpi) {
   DDL_CHECK(!baseline_mpi, "--baseline reached the workload mode");
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -168,7 +178,8 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
                       "the barrier before a workload iteration");
       fault_point("workload");
       const harness::IterationTimes t =
-          harness::run_rank_threads(compute_comm, comm_comm, config, 1, {}, setup.timeout_s).front();
+          harness::run_rank_threads(compute_comm, comm_comm, config, 1, {}, setup.timeout_s)
+              .front();
       const double iteration = world_max(t.iteration_s(), setup.timeout_s);
       const double compute = world_max(t.compute_s(), setup.timeout_s);
       if (common.check) {
@@ -177,18 +188,22 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
         bounded_allreduce(&wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD,
                           setup.timeout_s, "the MPI_Allreduce of wrong counts");
         if (wrong != 0)
-          throw Error("--check: " + algo->name + " iteration " + std::to_string(it) + ": " + std::to_string(wrong) +
+          throw Error("--check: " + algo->name + " iteration " + std::to_string(it) + ": " +
+                      std::to_string(wrong) +
                       " gradient or parameter elements differ from p(p+1)/2 = " +
-                      std::to_string(size * (size + 1) / 2) + " (a bucket reduced twice, never, or wrongly)");
+                      std::to_string(size * (size + 1) / 2) +
+                      " (a bucket reduced twice, never, or wrongly)");
       }
       if (it < common.warmup) continue;
       iteration_s.push_back(iteration);
       compute_s.push_back(compute);
     }
-    rows.push_back({size, algo->name, dims.to_string(), w.batch, median(iteration_s), median(compute_s)});
+    rows.push_back(
+        {size, algo->name, dims.to_string(), w.batch, median(iteration_s), median(compute_s)});
   }
   if (rank == 0)
-    harness::write_workload_report(std::cout, common.format, rows, header_lines(w, plan, size, dims, common));
+    harness::write_workload_report(std::cout, common.format, rows,
+                                   header_lines(w, plan, size, dims, common));
   return 0;
 }
 

@@ -48,15 +48,15 @@ void init_mpi(int& argc, char**& argv);
 void add_workload_options(boost::program_options::options_description& desc);
 // Absent without --workload; --batch, --bucket, --first-bucket or --compute-scale without it, and
 // bad values, throw InvalidArgument naming the flag.
-std::optional<WorkloadArguments> read_workload_arguments(const boost::program_options::variables_map& vm,
-                                                         const std::string& workloads_dir);
+std::optional<WorkloadArguments> read_workload_arguments(
+    const boost::program_options::variables_map& vm, const std::string& workloads_dir);
 // What the ranks compare before running (every rank must have parsed the same workload).
 std::string canonical(const WorkloadArguments& w);
 
 // Runs the iterations on MPI_COMM_WORLD and prints the workload report on rank 0. Throws
 // InvalidArgument for what the mode refuses (GPU memory, --baseline, a thread level below
 // MPI_THREAD_MULTIPLE) on every rank alike; ddl errors from the run itself propagate.
-int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& common, const RunSetup& setup,
-                      const Dims& dims, bool baseline_mpi);
+int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& common,
+                      const RunSetup& setup, const Dims& dims, bool baseline_mpi);
 
 }  // namespace ddl

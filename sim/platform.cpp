@@ -1,5 +1,4 @@
 #include "sim/platform.hpp"
-#include "sim/platform_precheck.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,6 +15,7 @@
 #include "algorithms/error.hpp"
 #include "calibrate/platform_properties.hpp"
 #include "sim/platform_classes.hpp"
+#include "sim/platform_precheck.hpp"
 
 namespace ddl::sim {
 
@@ -45,7 +45,8 @@ int parse_rank(const std::string& host, const char* text) {
   const std::string_view s(text);
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || end != s.data() + s.size() || value < 0)
-    throw InvalidArgument("host '" + host + "': ddl_rank '" + std::string(s) + "' is not a rank (integer >= 0)");
+    throw InvalidArgument("host '" + host + "': ddl_rank '" + std::string(s) +
+                          "' is not a rank (integer >= 0)");
   return value;
 }
 
@@ -116,7 +117,8 @@ FactorTable parse_factors(std::string_view text, bool allow_zero, std::string_vi
                             ":FACTOR");
     FactorStep step;
     const std::string_view bytes = item.substr(0, colon);
-    const auto [bend, bec] = std::from_chars(bytes.data(), bytes.data() + bytes.size(), step.from_bytes);
+    const auto [bend, bec] =
+        std::from_chars(bytes.data(), bytes.data() + bytes.size(), step.from_bytes);
     if (bytes.empty() || bec != std::errc() || bend != bytes.data() + bytes.size())
       throw InvalidArgument("factors " + quoted + ": '" + std::string(bytes) + "' is not a " +
                             what + " count");
@@ -144,8 +146,8 @@ double factor_at(const FactorTable& table, double bytes) {
   return factor;
 }
 
-PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& bandwidth_factors, double bytes,
-                     double footprint, double route_latency, double bottleneck) {
+PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& bandwidth_factors,
+                     double bytes, double footprint, double route_latency, double bottleneck) {
   PieceTime t;
   t.latency = factor_at(latency_factors, bytes) * route_latency;
   t.transfer = bytes / (factor_at(bandwidth_factors, bytes) * bottleneck);
@@ -164,7 +166,8 @@ PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& band
 Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec)) throw InvalidArgument("platform file '" + file + "' does not exist");
+  if (!fs::is_regular_file(file, ec))
+    throw InvalidArgument("platform file '" + file + "' does not exist");
   if (!std::ifstream(file)) throw InvalidArgument("platform file '" + file + "' cannot be read");
   check_platform_nesting(file);  // SimGrid's XML lexer overflows on deep nesting: refuse it first
   try {
@@ -183,17 +186,19 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
     if (const char* r = h->get_property(prop::kRank))
       found.emplace_back(parse_rank(h->get_name(), r), h);
   if (found.empty())
-    throw InvalidArgument("platform file '" + file + "' has no GPU hosts (hosts with a ddl_rank property)");
+    throw InvalidArgument("platform file '" + file +
+                          "' has no GPU hosts (hosts with a ddl_rank property)");
   p.gpus.assign(found.size(), nullptr);
   for (const auto& [rank, host] : found) {
     if (rank >= static_cast<int>(found.size()))
-      throw InvalidArgument("platform file '" + file + "': host '" + host->get_name() + "' has ddl_rank " +
-                            std::to_string(rank) + " but there are only " + std::to_string(found.size()) +
-                            " GPU hosts (ranks must be 0..p-1)");
+      throw InvalidArgument("platform file '" + file + "': host '" + host->get_name() +
+                            "' has ddl_rank " + std::to_string(rank) + " but there are only " +
+                            std::to_string(found.size()) + " GPU hosts (ranks must be 0..p-1)");
     auto& slot = p.gpus[static_cast<std::size_t>(rank)];
     if (slot != nullptr)
-      throw InvalidArgument("platform file '" + file + "': ddl_rank " + std::to_string(rank) + " is on both '" +
-                            slot->get_name() + "' and '" + host->get_name() + "'");
+      throw InvalidArgument("platform file '" + file + "': ddl_rank " + std::to_string(rank) +
+                            " is on both '" + slot->get_name() + "' and '" + host->get_name() +
+                            "'");
     slot = host;
   }
   for (simgrid::s4u::Host* h : p.gpus)
@@ -234,19 +239,22 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   using Links = std::vector<simgrid::s4u::Link*>;
   using Zones = std::unordered_set<simgrid::s4u::NetZone*>;
   if (!p.latency_factors.empty())
-    model->set_lat_factor_cb([t = p.latency_factors](double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
-                                                     const Links&, const Zones&) { return factor_at(t, size); });
+    model->set_lat_factor_cb([t = p.latency_factors](double size, const simgrid::s4u::Host*,
+                                                     const simgrid::s4u::Host*, const Links&,
+                                                     const Zones&) { return factor_at(t, size); });
   if (!p.bandwidth_factors.empty())
-    model->set_bw_factor_cb([bw = p.bandwidth_factors, lat = p.latency_factors, footprint = p.footprint_bytes](
-                                double size, const simgrid::s4u::Host*, const simgrid::s4u::Host*,
-                                const Links& links, const Zones&) {
+    model->set_bw_factor_cb([bw = p.bandwidth_factors, lat = p.latency_factors,
+                             footprint = p.footprint_bytes](double size, const simgrid::s4u::Host*,
+                                                            const simgrid::s4u::Host*,
+                                                            const Links& links, const Zones&) {
       if (*footprint <= size || size <= 0 || links.empty()) return factor_at(bw, size);
       double route_latency = 0, bottleneck = links.front()->get_bandwidth();
       for (const simgrid::s4u::Link* l : links) {
         route_latency += l->get_latency();
         bottleneck = std::min(bottleneck, l->get_bandwidth());
       }
-      return size / piece_time(lat, bw, size, *footprint, route_latency, bottleneck).transfer / bottleneck;
+      return size / piece_time(lat, bw, size, *footprint, route_latency, bottleneck).transfer /
+             bottleneck;
     });
   return p;
 }
@@ -255,8 +263,8 @@ Dims choose_dims(const Platform& platform, const std::optional<Dims>& requested)
   if (requested) {
     if (requested->rank_count() != platform.ranks())
       throw InvalidArgument("--dims '" + requested->to_string() + "' describe " +
-                            std::to_string(requested->rank_count()) + " ranks but platform '" + platform.file +
-                            "' has " + std::to_string(platform.ranks()) + " GPUs");
+                            std::to_string(requested->rank_count()) + " ranks but platform '" +
+                            platform.file + "' has " + std::to_string(platform.ranks()) + " GPUs");
     return *requested;
   }
   if (platform.natural_dims) return *platform.natural_dims;

@@ -56,8 +56,8 @@ struct PieceTime {
   double latency = 0;   // s
   double transfer = 0;  // s
 };
-PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& bandwidth_factors, double bytes,
-                     double footprint, double route_latency, double bottleneck);
+PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& bandwidth_factors,
+                     double bytes, double footprint, double route_latency, double bottleneck);
 
 // The link class of a message between two GPU hosts that carry `ddl_node` and `ddl_leaf`: same
 // node, same leaf (two nodes), or two leaves. The root zone properties ddl_<class>_lat_factors /

@@ -18,11 +18,12 @@ RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank) {
   try {
     src->route_to(dst, links, &cost.latency);
   } catch (const std::exception& e) {
-    throw InvalidArgument("platform file '" + platform.file + "': no route from rank " + std::to_string(src_rank) +
-                          " (" + src->get_name() + ") to rank " + std::to_string(dst_rank) + " (" + dst->get_name() +
-                          "): " + e.what());
+    throw InvalidArgument("platform file '" + platform.file + "': no route from rank " +
+                          std::to_string(src_rank) + " (" + src->get_name() + ") to rank " +
+                          std::to_string(dst_rank) + " (" + dst->get_name() + "): " + e.what());
   }
-  for (const simgrid::s4u::Link* l : links) cost.bandwidth = std::min(cost.bandwidth, l->get_bandwidth());
+  for (const simgrid::s4u::Link* l : links)
+    cost.bandwidth = std::min(cost.bandwidth, l->get_bandwidth());
   return cost;
 }
 
@@ -66,7 +67,9 @@ CostParams platform_costs(const Platform& platform, const Dims& dims, double foo
     };
   }
   if (footprint > 0 && !platform.peer_read_factors.empty())
-    params.peer_read = [&platform](double bytes) { return factor_at(platform.peer_read_factors, bytes); };
+    params.peer_read = [&platform](double bytes) {
+      return factor_at(platform.peer_read_factors, bytes);
+    };
   for (int d = 0; d < dims.count(); ++d) {
     const std::size_t members = static_cast<std::size_t>(dims.extent(d));
     LinkCost worst;

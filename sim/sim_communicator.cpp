@@ -31,7 +31,9 @@ std::size_t decode_size(const void* p) {
   return static_cast<std::size_t>(reinterpret_cast<std::uintptr_t>(p) - 1);
 }
 
-std::uintptr_t address(const void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+std::uintptr_t address(const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p);
+}
 
 std::string describe(int rank, const char* op, int peer, int tag, std::size_t bytes) {
   return "rank " + std::to_string(rank) + ": " + op + " peer " + std::to_string(peer) + " tag " +
@@ -45,10 +47,13 @@ SimCommunicator::SimCommunicator(const SimWorld& world, int rank)
       rank_(rank),
       size_(world.platform->ranks()),
       memory_bandwidth_(world.platform->memory_bandwidth.at(static_cast<std::size_t>(rank))),
-      pool_([this](std::size_t bytes) { return world_.payload ? ::operator new(bytes) : fake_range(bytes); },
-            [this](void* p) {
-              if (world_.payload) ::operator delete(p);
-            }),
+      pool_(
+          [this](std::size_t bytes) {
+            return world_.payload ? ::operator new(bytes) : fake_range(bytes);
+          },
+          [this](void* p) {
+            if (world_.payload) ::operator delete(p);
+          }),
       next_address_(kFirstFakeAddress),
       track_peer_read_(!world.platform->peer_read_factors.empty()) {}
 
@@ -58,7 +63,9 @@ SimCommunicator::~SimCommunicator() {
     if (s.kind == Kind::recv && world_.payload && s.received != nullptr) std::free(s.received);
 }
 
-double SimCommunicator::now() { return simgrid::s4u::Engine::get_clock(); }
+double SimCommunicator::now() {
+  return simgrid::s4u::Engine::get_clock();
+}
 
 void SimCommunicator::check_peer(int peer, const char* op) const {
   if (peer < 0 || peer >= size_ || peer == rank_)
@@ -73,8 +80,8 @@ simgrid::s4u::Mailbox* SimCommunicator::mailbox(int src, int dst, int tag) {
                             (src == rank_ ? 1u : 0u);
   auto [it, inserted] = mailboxes_.try_emplace(key, nullptr);
   if (inserted)
-    it->second = simgrid::s4u::Mailbox::by_name("ddl:" + std::to_string(src) + ">" + std::to_string(dst) +
-                                                "#" + std::to_string(tag));
+    it->second = simgrid::s4u::Mailbox::by_name("ddl:" + std::to_string(src) + ">" +
+                                                std::to_string(dst) + "#" + std::to_string(tag));
   return it->second;
 }
 
@@ -99,8 +106,10 @@ Request SimCommunicator::take_slot(Kind kind, int peer, int tag, Slot*& slot) {
 SimCommunicator::Slot& SimCommunicator::slot_of(const Request& r) {
   const std::size_t index = static_cast<std::size_t>(r.id & 0xffffffffu) - 1;
   const auto generation = static_cast<std::uint32_t>(r.id >> 32);
-  if (index >= slots_.size() || slots_[index].kind == Kind::free || slots_[index].generation != generation)
-    throw InvalidArgument("rank " + std::to_string(rank_) + ": wait on an unknown or completed request");
+  if (index >= slots_.size() || slots_[index].kind == Kind::free ||
+      slots_[index].generation != generation)
+    throw InvalidArgument("rank " + std::to_string(rank_) +
+                          ": wait on an unknown or completed request");
   return slots_[index];
 }
 
@@ -109,9 +118,11 @@ Request SimCommunicator::isend(int peer, ConstView data, int tag) {
   void* payload = encode_size(data.bytes);
   if (world_.payload) {
     if (data.data == nullptr && data.bytes > 0)
-      throw InvalidArgument(describe(rank_, "isend to", peer, tag, data.bytes) + ": null data in payload mode");
+      throw InvalidArgument(describe(rank_, "isend to", peer, tag, data.bytes) +
+                            ": null data in payload mode");
     auto* block = static_cast<MessageHeader*>(std::malloc(sizeof(MessageHeader) + data.bytes));
-    if (block == nullptr) throw BackendError(describe(rank_, "isend to", peer, tag, data.bytes) + ": out of memory");
+    if (block == nullptr)
+      throw BackendError(describe(rank_, "isend to", peer, tag, data.bytes) + ": out of memory");
     block->bytes = data.bytes;
     if (data.bytes) std::memcpy(block + 1, data.data, data.bytes);
     payload = block;
@@ -143,15 +154,18 @@ Request SimCommunicator::isend(int peer, ConstView data, int tag) {
 Request SimCommunicator::irecv(int peer, MutView data, int tag) {
   check_peer(peer, "irecv");
   if (world_.payload && data.data == nullptr && data.bytes > 0)
-    throw InvalidArgument(describe(rank_, "irecv from", peer, tag, data.bytes) + ": null data in payload mode");
+    throw InvalidArgument(describe(rank_, "irecv from", peer, tag, data.bytes) +
+                          ": null data in payload mode");
   simgrid::s4u::Mailbox* box = mailbox(peer, rank_, tag);
   double rate = -1;  // SimGrid's "no cap"
   if (track_peer_read_) {
     if (data.data && data.bytes) {
-      const std::size_t peer_read = sent_.overlap(address(data.data), address(data.data) + data.bytes);
+      const std::size_t peer_read =
+          sent_.overlap(address(data.data), address(data.data) + data.bytes);
       written(data.data, data.bytes);
       if (peer_read)
-        rate = peer_read_rate(peer, data.bytes, static_cast<double>(peer_read) / static_cast<double>(data.bytes));
+        rate = peer_read_rate(peer, data.bytes,
+                              static_cast<double>(peer_read) / static_cast<double>(data.bytes));
     }
     PendingCaps& pending = (*world_.pending_caps)[box];
     if (++pending.recvs > pending.sends) {  // posted before its send: the send applies the cap
@@ -173,7 +187,8 @@ Request SimCommunicator::irecv(int peer, MutView data, int tag) {
 }
 
 void SimCommunicator::finish_recv(Slot& s) {
-  const std::size_t sent = world_.payload ? static_cast<MessageHeader*>(s.received)->bytes : decode_size(s.received);
+  const std::size_t sent =
+      world_.payload ? static_cast<MessageHeader*>(s.received)->bytes : decode_size(s.received);
   if (sent != s.target.bytes) {
     if (world_.payload) std::free(s.received);
     s.received = nullptr;
@@ -193,8 +208,10 @@ void SimCommunicator::wait(Request& r) {
   try {
     s.activity->wait();
   } catch (const simgrid::Exception& e) {
-    throw BackendError(describe(rank_, s.kind == Kind::send ? "wait for send to" : "wait for recv from", s.peer,
-                                s.tag, s.target.bytes) + ": " + e.what());
+    throw BackendError(describe(rank_,
+                                s.kind == Kind::send ? "wait for send to" : "wait for recv from",
+                                s.peer, s.tag, s.target.bytes) +
+                       ": " + e.what());
   }
   s.activity = nullptr;
   const Kind kind = s.kind;
@@ -209,7 +226,8 @@ void SimCommunicator::spend_memory_time(double bytes_touched, std::size_t op_byt
   if (bytes_touched <= 0) return;
   const double bandwidth =
       memory_bandwidth_ *
-      factor_at(world_.platform->memory_factors, world_.platform->memory_factor_key(static_cast<double>(op_bytes)));
+      factor_at(world_.platform->memory_factors,
+                world_.platform->memory_factor_key(static_cast<double>(op_bytes)));
   try {
     simgrid::s4u::this_actor::sleep_for(bytes_touched / bandwidth);
   } catch (const simgrid::Exception& e) {
@@ -221,11 +239,14 @@ void SimCommunicator::written(const void* data, std::size_t bytes) {
   if (track_peer_read_ && data) sent_.remove(address(data), address(data) + bytes);
 }
 
-void SimCommunicator::note_written(ConstView data) { written(data.data, data.bytes); }
+void SimCommunicator::note_written(ConstView data) {
+  written(data.data, data.bytes);
+}
 
 double SimCommunicator::peer_read_rate(int peer, std::size_t bytes, double share) {
   const Platform& platform = *world_.platform;
-  const double ratio = 1 + (factor_at(platform.peer_read_factors, static_cast<double>(bytes)) - 1) * share;
+  const double ratio =
+      1 + (factor_at(platform.peer_read_factors, static_cast<double>(bytes)) - 1) * share;
   if (ratio <= 1) return -1;
   auto [route, inserted] = routes_.try_emplace(peer);
   if (inserted) route->second = route_cost(platform, peer, rank_);
@@ -247,7 +268,8 @@ void SimCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp o
   DDL_CHECK(inout.bytes == in.bytes, "reduce of views of different sizes");
   DDL_CHECK(inout.bytes % dtype_size(type) == 0, "reduce of a partial element");
   written(inout.data, inout.bytes);
-  if (world_.payload && inout.bytes) host_reduce(inout.data, in.data, inout.bytes / dtype_size(type), type, op);
+  if (world_.payload && inout.bytes)
+    host_reduce(inout.data, in.data, inout.bytes / dtype_size(type), type, op);
   spend_memory_time(3.0 * static_cast<double>(inout.bytes), inout.bytes);
 }
 
@@ -261,20 +283,26 @@ void SimCommunicator::copy(MutView dst, ConstView src) {
 void SimCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
   DDL_CHECK(inout.bytes % dtype_size(type) == 0, "divide of a partial element");
   written(inout.data, inout.bytes);
-  if (world_.payload && inout.bytes) host_divide(inout.data, inout.bytes / dtype_size(type), type, divisor);
+  if (world_.payload && inout.bytes)
+    host_divide(inout.data, inout.bytes / dtype_size(type), type, divisor);
   spend_memory_time(2.0 * static_cast<double>(inout.bytes), inout.bytes);
 }
 
-MutView SimCommunicator::acquire_scratch(std::size_t bytes) { return pool_.acquire(bytes); }
+MutView SimCommunicator::acquire_scratch(std::size_t bytes) {
+  return pool_.acquire(bytes);
+}
 
-void SimCommunicator::release_scratch(MutView scratch) { pool_.release(scratch); }
+void SimCommunicator::release_scratch(MutView scratch) {
+  pool_.release(scratch);
+}
 
 Request SimCommunicator::compute(double seconds) {
   DDL_CHECK(seconds >= 0, "compute of a negative duration");
   Slot* slot;
   const Request r = take_slot(Kind::exec, -1, 0, slot);
   try {
-    slot->activity = simgrid::s4u::this_actor::exec_async(seconds * simgrid::s4u::this_actor::get_host()->get_speed());
+    slot->activity = simgrid::s4u::this_actor::exec_async(
+        seconds * simgrid::s4u::this_actor::get_host()->get_speed());
   } catch (const simgrid::Exception& e) {
     throw BackendError("rank " + std::to_string(rank_) + ": compute: " + e.what());
   }

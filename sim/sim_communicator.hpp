@@ -32,11 +32,10 @@
 // Platforms without the property keep no set at all.
 #pragma once
 
-#include <simgrid/s4u.hpp>
-
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <simgrid/s4u.hpp>
 #include <unordered_map>
 #include <vector>
 
@@ -121,10 +120,10 @@ class SimCommunicator : public Communicator {
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::deque<Slot> slots_;  // a deque: get_async keeps a pointer into a slot
   std::vector<std::uint32_t> free_slots_;
-  ScratchPool pool_;  // payload mode: memory; timing-only: address ranges of no memory
+  ScratchPool pool_;             // payload mode: memory; timing-only: address ranges of no memory
   std::uintptr_t next_address_;  // timing-only: where the next scratch range starts
   const bool track_peer_read_;
-  ByteRanges sent_;                             // sent from, not written since
+  ByteRanges sent_;                            // sent from, not written since
   std::unordered_map<int, RouteCost> routes_;  // from each peer to this rank
 };
 

@@ -46,7 +46,8 @@ void rank_main(Shared* sh, int rank) {
     std::size_t max_bytes = 0;
     for (const Case& c : sh->cases) max_bytes = std::max(max_bytes, c.bytes);
     // The rank's buffer, from its own memory space: in timing-only mode an address range of no
-    // memory, which still tells the buffer apart from scratch (SimCommunicator, peer-read receives).
+    // memory, which still tells the buffer apart from scratch (SimCommunicator, peer-read
+    // receives).
     const Scratch buffer(sim_comm, max_bytes);
     const std::size_t iterations = static_cast<std::size_t>(cfg.warmup + cfg.iters);
     for (std::size_t ci = 0; ci < sh->cases.size(); ++ci) {
@@ -55,10 +56,13 @@ void rank_main(Shared* sh, int rank) {
       const MutView view = buffer.view().slice(0, c.bytes);
       for (std::size_t it = 0; it < iterations; ++it) {
         // Each iteration's input is freshly written, as ddlrun --check fills it on a real machine.
-        if (cfg.payload) fill_input(view.data, count, cfg.type, cfg.op, c.algo->collective, rank, p, cfg.options.root);
+        if (cfg.payload)
+          fill_input(view.data, count, cfg.type, cfg.op, c.algo->collective, rank, p,
+                     cfg.options.root);
         sim_comm.note_written(view);
         if (sh->trace) traced.set_context(c.algo->name, c.bytes, static_cast<int>(it) - cfg.warmup);
-        *sh->platform->footprint_bytes = static_cast<double>(c.bytes);  // every rank writes the same
+        *sh->platform->footprint_bytes =
+            static_cast<double>(c.bytes);  // every rank writes the same
         sh->barrier->wait();
         const double start = comm.now();
         c.algo->run(comm, view, cfg.type, cfg.op, cfg.options);
@@ -70,14 +74,15 @@ void rank_main(Shared* sh, int rank) {
         }
       }
       if (cfg.payload)
-        sh->wrong[ci] += check_output(view.data, count, cfg.type, cfg.op, c.algo->collective, rank, p,
-                                      cfg.options.root)
+        sh->wrong[ci] += check_output(view.data, count, cfg.type, cfg.op, c.algo->collective, rank,
+                                      p, cfg.options.root)
                              .wrong;
       if (sh->trace) {
         std::vector<harness::TraceEvent>& mine = (*sh->trace)[static_cast<std::size_t>(rank)];
         for (harness::TraceEvent& e : traced.take_events()) mine.push_back(std::move(e));
       }
-      if (rank == 0 && *sh->progress) (*sh->progress)(ci + 1, sh->cases.size(), c.algo->name, c.bytes);
+      if (rank == 0 && *sh->progress)
+        (*sh->progress)(ci + 1, sh->cases.size(), c.algo->name, c.bytes);
     }
     ++sh->finished;
   } catch (const std::exception&) {
@@ -91,19 +96,23 @@ void rank_main(Shared* sh, int rank) {
 }  // namespace
 
 std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& config,
-                                  const SweepProgress& progress, std::vector<harness::TraceEvent>* trace) {
-  std::vector<std::vector<harness::TraceEvent>> per_rank(trace ? static_cast<std::size_t>(platform.ranks()) : 0);
-  Shared sh{&platform, &config, &progress, SimWorld{&platform, config.payload}, {}, {}, {}, {},
-            trace ? &per_rank : nullptr, 0, {}};
+                                  const SweepProgress& progress,
+                                  std::vector<harness::TraceEvent>* trace) {
+  std::vector<std::vector<harness::TraceEvent>> per_rank(
+      trace ? static_cast<std::size_t>(platform.ranks()) : 0);
+  Shared sh{&platform, &config, &progress, SimWorld{&platform, config.payload}, {},
+            {},        {},      {},        trace ? &per_rank : nullptr,         0,
+            {}};
   const std::size_t elem = dtype_size(config.type);
   for (std::size_t size : config.sizes)
-    for (const std::string& name : config.algos) sh.cases.push_back({&find_algorithm(name), size / elem * elem});
+    for (const std::string& name : config.algos)
+      sh.cases.push_back({&find_algorithm(name), size / elem * elem});
   sh.iteration_time.assign(sh.cases.size() * static_cast<std::size_t>(config.iters), 0.0);
   sh.wrong.assign(sh.cases.size(), 0);
   sh.barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(platform.ranks()));
   for (int r = 0; r < platform.ranks(); ++r)
-    simgrid::s4u::Actor::create("rank" + std::to_string(r), platform.gpus[static_cast<std::size_t>(r)], rank_main,
-                                &sh, r);
+    simgrid::s4u::Actor::create("rank" + std::to_string(r),
+                                platform.gpus[static_cast<std::size_t>(r)], rank_main, &sh, r);
   try {
     simgrid::s4u::Engine::get_instance()->run();
   } catch (const simgrid::Exception& e) {
@@ -111,8 +120,8 @@ std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& c
   }
   if (sh.error) std::rethrow_exception(sh.error);
   if (sh.finished != platform.ranks())
-    throw BackendError("simulation deadlocked: " + std::to_string(platform.ranks() - sh.finished) + " of " +
-                       std::to_string(platform.ranks()) + " ranks never finished");
+    throw BackendError("simulation deadlocked: " + std::to_string(platform.ranks() - sh.finished) +
+                       " of " + std::to_string(platform.ranks()) + " ranks never finished");
   if (trace)
     for (std::vector<harness::TraceEvent>& rank_events : per_rank)
       trace->insert(trace->end(), std::make_move_iterator(rank_events.begin()),
@@ -123,7 +132,8 @@ std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& c
     r.algo = sh.cases[ci].algo->name;
     r.bytes = sh.cases[ci].bytes;
     for (int it = 0; it < config.iters; ++it)
-      r.time_s += sh.iteration_time[ci * static_cast<std::size_t>(config.iters) + static_cast<std::size_t>(it)];
+      r.time_s += sh.iteration_time[ci * static_cast<std::size_t>(config.iters) +
+                                    static_cast<std::size_t>(it)];
     r.time_s /= config.iters;
     if (config.payload) r.wrong = sh.wrong[ci];
     results.push_back(std::move(r));

@@ -36,8 +36,8 @@ struct CaseResult {
 };
 
 // Called by rank 0's actor after it finishes each case (done of total), for progress output.
-using SweepProgress = std::function<void(std::size_t done, std::size_t total, const std::string& algo,
-                                         std::size_t bytes)>;
+using SweepProgress = std::function<void(std::size_t done, std::size_t total,
+                                         const std::string& algo, std::size_t bytes)>;
 
 // Runs the engine (once per process). Cases are ordered size-major, algorithms inner. The
 // first error of any rank is rethrown here after the others were stopped; ranks that never

@@ -38,14 +38,18 @@ std::vector<std::string> header_lines(const WorkloadArgs& a, const harness::Iter
   double forward = 0;
   for (double s : plan.forward_s) forward += s;
   return {
-      "ddlsim: workload " + a.workload.model + " (" + a.file + "), " + std::to_string(a.workload.layers.size()) +
-          " layers, " + std::to_string(plan.params) + " parameters, batch " + std::to_string(a.batch) + " per GPU",
-      "compute per iteration: forward " + ms(forward) + ", backward " + ms(plan.compute_s() - forward) + " (" +
-          ms(a.workload.reference_iteration_s) + " at batch " + std::to_string(a.workload.reference_batch) +
-          ", linear in the batch), then the optimizer step (one reduce of the gradients into the weights)",
+      "ddlsim: workload " + a.workload.model + " (" + a.file + "), " +
+          std::to_string(a.workload.layers.size()) + " layers, " + std::to_string(plan.params) +
+          " parameters, batch " + std::to_string(a.batch) + " per GPU",
+      "compute per iteration: forward " + ms(forward) + ", backward " +
+          ms(plan.compute_s() - forward) + " (" + ms(a.workload.reference_iteration_s) +
+          " at batch " + std::to_string(a.workload.reference_batch) +
+          ", linear in the batch), then the optimizer step (one reduce of the gradients into the "
+          "weights)",
       "gradient buckets: " + std::to_string(plan.buckets.size()) + " (first " +
           harness::format_size(a.buckets.first_bucket_bytes) + ", then " +
-          harness::format_size(a.buckets.bucket_bytes) + "), each allreduce overlaps the rest of the backward pass",
+          harness::format_size(a.buckets.bucket_bytes) +
+          "), each allreduce overlaps the rest of the backward pass",
       where,
   };
 }
@@ -56,15 +60,18 @@ std::vector<std::string> family_of(const std::string& platform_file) {
   std::smatch m;
   const std::string name = path.filename().string();
   if (!std::regex_match(name, m, std::regex(R"((.+)_([0-9]+)\.xml)")))
-    throw InvalidArgument("--sweep needs a platform named <family>_<N>.xml (e.g. s822lc_64.xml), got '" + name + "'");
-  const std::regex member(std::regex_replace(m[1].str(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
-                          "_([0-9]+)\\.xml");
+    throw InvalidArgument(
+        "--sweep needs a platform named <family>_<N>.xml (e.g. s822lc_64.xml), got '" + name + "'");
+  const std::regex member(
+      std::regex_replace(m[1].str(), std::regex(R"([.^$|()\[\]{}*+?\\])"), R"(\$&)") +
+      "_([0-9]+)\\.xml");
   std::vector<std::pair<long, std::string>> found;
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
     const std::string f = e.path().filename().string();
     std::smatch mm;
-    if (std::regex_match(f, mm, member)) found.emplace_back(std::stol(mm[1].str()), e.path().string());
+    if (std::regex_match(f, mm, member))
+      found.emplace_back(std::stol(mm[1].str()), e.path().string());
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> files;
@@ -92,7 +99,8 @@ std::string run_self(const std::vector<std::string>& args) {
   close(out[1]);
   std::string text;
   char buf[4096];
-  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<std::size_t>(n));
   close(out[0]);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -101,21 +109,41 @@ std::string run_self(const std::vector<std::string>& args) {
   return text;
 }
 
-int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& common, const std::string& platform_file,
-                   const WorkloadArgs& a) {
-  if (common.dims) throw InvalidArgument("--dims does not go with --sweep: each size runs on its own natural grid");
+int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& common,
+                   const std::string& platform_file, const WorkloadArgs& a) {
+  if (common.dims)
+    throw InvalidArgument(
+        "--dims does not go with --sweep: each size runs on its own natural grid");
   if (!common.methods.empty())
-    throw InvalidArgument("--methods does not go with --sweep: each size runs on its own natural grid");
+    throw InvalidArgument(
+        "--methods does not go with --sweep: each size runs on its own natural grid");
   const std::vector<std::string> files = family_of(platform_file);
   std::vector<harness::WorkloadRow> rows;
   std::size_t sizes_run = 0;
   for (const std::string& file : files) {
-    std::vector<std::string> args = {"ddlsim", "--platform", file, "--workload", a.file, "--batch",
-                                     std::to_string(a.batch), "--bucket", vm["bucket"].as<std::string>(),
-                                     "--first-bucket", vm["first-bucket"].as<std::string>(), "--algo",
-                                     vm["algo"].as<std::string>(), "--segment", vm["segment"].as<std::string>(),
-                                     "--rings", std::to_string(common.rings), "-n", std::to_string(common.iters),
-                                     "-w", std::to_string(common.warmup), "--format", "csv"};
+    std::vector<std::string> args = {"ddlsim",
+                                     "--platform",
+                                     file,
+                                     "--workload",
+                                     a.file,
+                                     "--batch",
+                                     std::to_string(a.batch),
+                                     "--bucket",
+                                     vm["bucket"].as<std::string>(),
+                                     "--first-bucket",
+                                     vm["first-bucket"].as<std::string>(),
+                                     "--algo",
+                                     vm["algo"].as<std::string>(),
+                                     "--segment",
+                                     vm["segment"].as<std::string>(),
+                                     "--rings",
+                                     std::to_string(common.rings),
+                                     "-n",
+                                     std::to_string(common.iters),
+                                     "-w",
+                                     std::to_string(common.warmup),
+                                     "--format",
+                                     "csv"};
     if (vm.count("sweep-max-gpus")) {
       args.push_back("--sweep-max-gpus");
       args.push_back(std::to_string(vm["sweep-max-gpus"].as<int>()));
@@ -127,10 +155,11 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
     for (harness::WorkloadRow& r : found) rows.push_back(std::move(r));
   }
   const harness::IterationPlan plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
-  harness::write_workload_report(std::cout, common.format, rows,
-                                 header_lines(a, plan, "platform family of " + platform_file + ": " +
-                                                           std::to_string(sizes_run) +
-                                                           " sizes, one simulation process each"));
+  harness::write_workload_report(
+      std::cout, common.format, rows,
+      header_lines(a, plan,
+                   "platform family of " + platform_file + ": " + std::to_string(sizes_run) +
+                       " sizes, one simulation process each"));
   return 0;
 }
 
@@ -138,17 +167,22 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
 
 void add_workload_options(po::options_description& desc) {
   harness::add_workload_options(desc);
-  desc.add_options()(
-      "sweep", po::bool_switch(), "--workload: every <family>_<N>.xml beside --platform, one row per GPU count")(
+  desc.add_options()("sweep", po::bool_switch(),
+                     "--workload: every <family>_<N>.xml beside --platform, one row per GPU count")(
       "sweep-max-gpus", po::value<int>(),
-      "--workload: run no platform with more GPUs than this (--sweep stops at the first such size)");
+      "--workload: run no platform with more GPUs than this (--sweep stops at the first such "
+      "size)");
 }
 
-bool workload_requested(const po::variables_map& vm) { return vm.count("workload") > 0; }
+bool workload_requested(const po::variables_map& vm) {
+  return vm.count("workload") > 0;
+}
 
 int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions& common,
-                      const std::string& platform_file, const std::string& workloads_dir, const char* program) {
-  if (common.check) throw InvalidArgument("--check does not go with --workload: workload runs are timing-only");
+                      const std::string& platform_file, const std::string& workloads_dir,
+                      const char* program) {
+  if (common.check)
+    throw InvalidArgument("--check does not go with --workload: workload runs are timing-only");
   const WorkloadArgs a = harness::read_workload_options(vm, workloads_dir);
   const int max_gpus = vm.count("sweep-max-gpus") ? vm["sweep-max-gpus"].as<int>() : 0;
   if (vm.count("sweep-max-gpus") && max_gpus < 1)
@@ -159,9 +193,10 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
   const Platform platform = load_platform(engine, platform_file);
   if (vm.count("sweep-max-gpus") && platform.ranks() > max_gpus) {
     // The csv header alone: the sweep reads "no rows" as "past the limit".
-    harness::write_workload_report(std::cout, common.format, {},
-                                   {"platform " + platform.file + " has " + std::to_string(platform.ranks()) +
-                                    " GPUs, more than --sweep-max-gpus " + std::to_string(max_gpus) + ": not run"});
+    harness::write_workload_report(
+        std::cout, common.format, {},
+        {"platform " + platform.file + " has " + std::to_string(platform.ranks()) +
+         " GPUs, more than --sweep-max-gpus " + std::to_string(max_gpus) + ": not run"});
     return 0;
   }
   const Dims dims = choose_dims(platform, common.dims);
@@ -174,11 +209,13 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
   config.warmup = common.warmup;
   std::vector<harness::WorkloadRow> rows;
   for (const WorkloadResult& r : run_workload(platform, config))
-    rows.push_back({platform.ranks(), r.algo, dims.to_string(), a.batch, r.iteration_s, r.compute_s});
-  harness::write_workload_report(std::cout, common.format, rows,
-                                 header_lines(a, config.plan,
-                                              "platform " + platform.file + ", " + std::to_string(platform.ranks()) +
-                                                  " GPUs, dims " + dims.to_string()));
+    rows.push_back(
+        {platform.ranks(), r.algo, dims.to_string(), a.batch, r.iteration_s, r.compute_s});
+  harness::write_workload_report(
+      std::cout, common.format, rows,
+      header_lines(a, config.plan,
+                   "platform " + platform.file + ", " + std::to_string(platform.ranks()) +
+                       " GPUs, dims " + dims.to_string()));
   return 0;
 }
 

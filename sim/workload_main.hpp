@@ -24,7 +24,8 @@ void add_workload_options(boost::program_options::options_description& desc);
 bool workload_requested(const boost::program_options::variables_map& vm);
 
 // `platform_file` is the resolved --platform; `workloads_dir` holds the shipped workload files.
-int run_workload_mode(const boost::program_options::variables_map& vm, const harness::CommonOptions& common,
-                      const std::string& platform_file, const std::string& workloads_dir, const char* program);
+int run_workload_mode(const boost::program_options::variables_map& vm,
+                      const harness::CommonOptions& common, const std::string& platform_file,
+                      const std::string& workloads_dir, const char* program);
 
 }  // namespace ddl::sim

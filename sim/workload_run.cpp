@@ -70,7 +70,8 @@ void compute_main(Shared* sh, int rank) {
         sh->barrier->wait();
         const harness::IterationTimes t = harness::compute_iteration(comm, sc, sig.ready, sig.done);
         if (it < cfg.warmup) continue;
-        const std::size_t slot = a * static_cast<std::size_t>(cfg.iters) + static_cast<std::size_t>(it - cfg.warmup);
+        const std::size_t slot =
+            a * static_cast<std::size_t>(cfg.iters) + static_cast<std::size_t>(it - cfg.warmup);
         sh->iteration_s[slot] = std::max(sh->iteration_s[slot], t.iteration_s());
         sh->compute_s[slot] = std::max(sh->compute_s[slot], t.compute_s());
       }
@@ -105,8 +106,10 @@ void comm_main(Shared* sh, int rank) {
 
 }  // namespace
 
-std::vector<WorkloadResult> run_workload(const Platform& platform, const WorkloadRunConfig& config) {
-  DDL_CHECK(config.iters >= 1 && config.warmup >= 0, "workload iterations must be >= 1 and warmup >= 0");
+std::vector<WorkloadResult> run_workload(const Platform& platform,
+                                         const WorkloadRunConfig& config) {
+  DDL_CHECK(config.iters >= 1 && config.warmup >= 0,
+            "workload iterations must be >= 1 and warmup >= 0");
   Shared sh{&platform, &config, SimWorld{&platform, false}, {}, {}, {}, {}, {}, 0, {}};
   for (const std::string& name : config.algos) {
     const Algorithm& a = find_algorithm(name);
@@ -122,8 +125,10 @@ std::vector<WorkloadResult> run_workload(const Platform& platform, const Workloa
   sh.barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(p));
   for (std::size_t r = 0; r < p; ++r) {
     const int rank = static_cast<int>(r);
-    simgrid::s4u::Actor::create("rank" + std::to_string(r), platform.gpus[r], compute_main, &sh, rank);
-    simgrid::s4u::Actor::create("rank" + std::to_string(r) + "-comm", platform.gpus[r], comm_main, &sh, rank);
+    simgrid::s4u::Actor::create("rank" + std::to_string(r), platform.gpus[r], compute_main, &sh,
+                                rank);
+    simgrid::s4u::Actor::create("rank" + std::to_string(r) + "-comm", platform.gpus[r], comm_main,
+                                &sh, rank);
   }
   try {
     simgrid::s4u::Engine::get_instance()->run();
@@ -132,15 +137,18 @@ std::vector<WorkloadResult> run_workload(const Platform& platform, const Workloa
   }
   if (sh.error) std::rethrow_exception(sh.error);
   if (sh.finished != 2 * platform.ranks())
-    throw BackendError("simulation deadlocked: " + std::to_string(2 * platform.ranks() - sh.finished) + " of " +
-                       std::to_string(2 * platform.ranks()) + " workload actors never finished");
+    throw BackendError(
+        "simulation deadlocked: " + std::to_string(2 * platform.ranks() - sh.finished) + " of " +
+        std::to_string(2 * platform.ranks()) + " workload actors never finished");
   std::vector<WorkloadResult> results;
   for (std::size_t a = 0; a < sh.algos.size(); ++a) {
     WorkloadResult r;
     r.algo = sh.algos[a]->name;
     for (int it = 0; it < config.iters; ++it) {
-      r.iteration_s += sh.iteration_s[a * static_cast<std::size_t>(config.iters) + static_cast<std::size_t>(it)];
-      r.compute_s += sh.compute_s[a * static_cast<std::size_t>(config.iters) + static_cast<std::size_t>(it)];
+      r.iteration_s +=
+          sh.iteration_s[a * static_cast<std::size_t>(config.iters) + static_cast<std::size_t>(it)];
+      r.compute_s +=
+          sh.compute_s[a * static_cast<std::size_t>(config.iters) + static_cast<std::size_t>(it)];
     }
     r.iteration_s /= config.iters;
     r.compute_s /= config.iters;

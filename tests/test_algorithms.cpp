@@ -12,15 +12,16 @@ namespace {
 
 std::vector<std::size_t> counts_for(int p) {
   const std::size_t q = static_cast<std::size_t>(p);
-  return {0, 1, q - 1, q, q + 1, test::large_count(1000003), test::large_count(std::size_t{1} << 20)};
+  return {
+      0, 1, q - 1, q, q + 1, test::large_count(1000003), test::large_count(std::size_t{1} << 20)};
 }
 
 void require_exact(const Algorithm& algo, int p, std::size_t count, DType t, ReduceOp op,
                    const Options& opts) {
   INFO(algo.name << " ranks=" << p << " count=" << count << " " << to_string(t) << " "
-                 << to_string(op) << " dims=" << (opts.dims.empty() ? "flat" : opts.dims.to_string())
-                 << " rings=" << opts.rings << " segment=" << opts.segment_bytes
-                 << " root=" << opts.root);
+                 << to_string(op) << " dims="
+                 << (opts.dims.empty() ? "flat" : opts.dims.to_string()) << " rings=" << opts.rings
+                 << " segment=" << opts.segment_bytes << " root=" << opts.root);
   const test::Outcome out = test::run_collective(algo, p, count, t, op, opts);
   INFO(out.first);
   REQUIRE(out.wrong == 0);
@@ -29,8 +30,7 @@ void require_exact(const Algorithm& algo, int p, std::size_t count, DType t, Red
 }  // namespace
 
 TEST_CASE("every algorithm is exact over ranks 1..16 and awkward counts", "[loopback][matrix]") {
-  for (const Algorithm& algo : algorithms())
-    DYNAMIC_SECTION(algo.name) {
+  for (const Algorithm& algo : algorithms()) DYNAMIC_SECTION(algo.name) {
       for (int p = 1; p <= 16; ++p)
         for (std::size_t count : counts_for(p)) {
           Options opts;
@@ -41,10 +41,10 @@ TEST_CASE("every algorithm is exact over ranks 1..16 and awkward counts", "[loop
 }
 
 TEST_CASE("every algorithm is exact for every dtype and op", "[loopback][dtypes]") {
-  for (const Algorithm& algo : algorithms())
-    DYNAMIC_SECTION(algo.name) {
+  for (const Algorithm& algo : algorithms()) DYNAMIC_SECTION(algo.name) {
       for (int p : {1, 2, 3, 4, 7, 8, 16})
-        for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{259}})
+        for (std::size_t count :
+             {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{259}})
           for (DType t : all_dtypes())
             for (ReduceOp op : all_reduce_ops()) {
               Options opts;
@@ -78,8 +78,8 @@ TEST_CASE("ddl handles unit and uneven dimensions and halving-doubling per dimen
   };
   const auto R = IntraMethod::ring, H = IntraMethod::halving_doubling;
   const std::vector<Case> cases = {
-      {"3x5x7", {}},     {"4x1x2", {}},     {"1x4", {}},          {"4x1x2", {H, R, H}},
-      {"2x4", {H, H}},   {"4x3", {H, R}},   {"2x2x2", {R, H, R}}, {"8", {H}},
+      {"3x5x7", {}},   {"4x1x2", {}},   {"1x4", {}},          {"4x1x2", {H, R, H}},
+      {"2x4", {H, H}}, {"4x3", {H, R}}, {"2x2x2", {R, H, R}}, {"8", {H}},
   };
   for (const Case& c : cases)
     for (int rings : {1, 2, 3})
@@ -95,8 +95,7 @@ TEST_CASE("ddl handles unit and uneven dimensions and halving-doubling per dimen
 }
 
 TEST_CASE("segmented transfers are exact for every algorithm", "[loopback][segments]") {
-  for (const Algorithm& algo : algorithms())
-    DYNAMIC_SECTION(algo.name) {
+  for (const Algorithm& algo : algorithms()) DYNAMIC_SECTION(algo.name) {
       for (int p : {2, 3, 5, 8})
         for (std::size_t segment : {std::size_t{4}, std::size_t{100}, std::size_t{4096}}) {
           Options opts;
@@ -113,9 +112,9 @@ TEST_CASE("dims that do not match the world are errors", "[loopback][errors]") {
     Options opts;
     opts.dims = Dims::parse("4x2");
     INFO(name);
-    CHECK_THROWS_WITH(test::run_collective(find_algorithm(name), 4, 16, DType::float32,
-                                           ReduceOp::sum, opts),
-                      Catch::Contains("'4x2'") && Catch::Contains("8 ranks") && Catch::Contains("4"));
+    CHECK_THROWS_WITH(
+        test::run_collective(find_algorithm(name), 4, 16, DType::float32, ReduceOp::sum, opts),
+        Catch::Contains("'4x2'") && Catch::Contains("8 ranks") && Catch::Contains("4"));
   }
   CHECK_THROWS_WITH(find_algorithm("nccl"), Catch::Contains("'nccl'") && Catch::Contains("ring"));
 }

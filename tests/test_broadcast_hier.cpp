@@ -305,8 +305,8 @@ TEST_CASE("hier: large buffers, default dims, dims that miss the world, loopback
       Options opts;
       opts.segment_bytes = segment;
       if (*text) opts.dims = Dims::parse(text);
-      check_exact("hier", *text ? opts.dims.rank_count() : 6, test::large_count(1000003), DType::float32,
-                  ReduceOp::avg, opts);
+      check_exact("hier", *text ? opts.dims.rank_count() : 6, test::large_count(1000003),
+                  DType::float32, ReduceOp::avg, opts);
     }
   Options opts;
   opts.dims = Dims::parse("4x2");

@@ -1,6 +1,5 @@
 // Dims, dtypes and the reference kernels: the vocabulary every other test relies on.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -71,9 +70,9 @@ TEST_CASE("float16 conversion rounds to nearest even", "[types]") {
   CHECK(float_to_half(1.0f + 0x1p-11f) == 0x3c00);
   // 1 + 3*2^-11 is halfway between 1+2^-10 (odd) and 1+2^-9 (even): rounds up.
   CHECK(float_to_half(1.0f + 3 * 0x1p-11f) == 0x3c02);
-  CHECK(float_to_half(0x1p-24f) == 0x0001);  // smallest subnormal
-  CHECK(float_to_half(0x1p-25f) == 0x0000);  // halfway to it: ties to even (zero)
-  for (std::uint32_t h = 0; h < 0x7c00; ++h)   // every finite half survives the round trip
+  CHECK(float_to_half(0x1p-24f) == 0x0001);   // smallest subnormal
+  CHECK(float_to_half(0x1p-25f) == 0x0000);   // halfway to it: ties to even (zero)
+  for (std::uint32_t h = 0; h < 0x7c00; ++h)  // every finite half survives the round trip
     REQUIRE(float_to_half(half_to_float(static_cast<std::uint16_t>(h))) == h);
 }
 

@@ -112,7 +112,8 @@ TEST_CASE("peer-read factors slow the receives into bytes the receiver sent", "[
   CostParams two = two_level;
   two.peer_read = c.peer_read;
   const Options o;
-  CHECK(model_time("ring", Dims::flat(4), c, 4000, o) == Approx(3 * 2e-6 + 0.3e-6 + 1.5 * 3 * 2e-6));
+  CHECK(model_time("ring", Dims::flat(4), c, 4000, o) ==
+        Approx(3 * 2e-6 + 0.3e-6 + 1.5 * 3 * 2e-6));
   CHECK(model_time("rhd", Dims::flat(8), c, 8000, o) ==
         Approx(2.5 * (1e-6 + 4e-6) + 2.5 * (1e-6 + 2e-6) + 2.5 * (1e-6 + 1e-6) + 0.7e-6));
   // p = 6 folds onto 4 ranks; the extra ranks get the result back into the buffer they sent.
@@ -127,10 +128,12 @@ TEST_CASE("peer-read factors slow the receives into bytes the receiver sent", "[
   // allgather x 1.5.
   CHECK(model_time("hier", Dims::parse("4x2"), two, 8000, o) ==
         Approx(10 * (2.5 * 2e-6 + 0.1e-6) + (18e-6 + 0.4e-6) + 1.5 * 18e-6));
-  CHECK(model_time("allgather", Dims::flat(4), c, 4000, o) == model_time("allgather", Dims::flat(4), one_level, 4000, o));
+  CHECK(model_time("allgather", Dims::flat(4), c, 4000, o) ==
+        model_time("allgather", Dims::flat(4), one_level, 4000, o));
   CHECK(model_time("reduce_scatter", Dims::flat(4), c, 4000, o) ==
         model_time("reduce_scatter", Dims::flat(4), one_level, 4000, o));
-  CHECK(model_time("dbtree", Dims::flat(8), c, 256 * 1024, o) == model_time("dbtree", Dims::flat(8), one_level, 256 * 1024, o));
+  CHECK(model_time("dbtree", Dims::flat(8), c, 256 * 1024, o) ==
+        model_time("dbtree", Dims::flat(8), one_level, 256 * 1024, o));
 }
 
 TEST_CASE("auto takes the argmin", "[cost]") {
@@ -142,8 +145,10 @@ TEST_CASE("auto takes the argmin", "[cost]") {
   for (std::size_t bytes : {std::size_t{8}, std::size_t{1} << 20, std::size_t{1} << 28}) {
     const std::string best = best_allreduce(flat16, uniform, bytes, o);
     for (const char* name : {"ring", "ddl", "rhd", "dbtree", "hier"})
-      CHECK(model_time(best, flat16, uniform, bytes, o) <= model_time(name, flat16, uniform, bytes, o));
-    CHECK(model_time("auto", flat16, uniform, bytes, o) == model_time(best, flat16, uniform, bytes, o));
+      CHECK(model_time(best, flat16, uniform, bytes, o) <=
+            model_time(name, flat16, uniform, bytes, o));
+    CHECK(model_time("auto", flat16, uniform, bytes, o) ==
+          model_time(best, flat16, uniform, bytes, o));
   }
 }
 

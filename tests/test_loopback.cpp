@@ -1,7 +1,6 @@
 // The loopback communicator itself and the fault-injecting wrapper: matching, errors, timeouts,
 // and several different collectives back to back on one communicator.
 #include <catch2/catch.hpp>
-
 #include <vector>
 
 #include "algorithms/check_pattern.hpp"
@@ -32,15 +31,15 @@ TEST_CASE("messages match by peer and tag, FIFO per tag", "[loopback]") {
 }
 
 TEST_CASE("a size mismatch names both sides", "[loopback][errors]") {
-  CHECK_THROWS_WITH(run_ranks(2,
-                              [](Communicator& c) {
-                                std::int64_t v = 0;
-                                Request r = c.rank() == 0 ? c.isend(1, {&v, 8}, 3)
-                                                          : c.irecv(0, {&v, 4}, 3);
-                                c.wait(r);
-                              }),
-                    Catch::Contains("sent 8 bytes") && Catch::Contains("receive of 4") &&
-                        Catch::Contains("tag 3"));
+  CHECK_THROWS_WITH(
+      run_ranks(2,
+                [](Communicator& c) {
+                  std::int64_t v = 0;
+                  Request r = c.rank() == 0 ? c.isend(1, {&v, 8}, 3) : c.irecv(0, {&v, 4}, 3);
+                  c.wait(r);
+                }),
+      Catch::Contains("sent 8 bytes") && Catch::Contains("receive of 4") &&
+          Catch::Contains("tag 3"));
 }
 
 TEST_CASE("invalid peers are errors", "[loopback][errors]") {
@@ -82,7 +81,8 @@ TEST_CASE("delayed sends still give exact results", "[loopback][faults]") {
     ddl.run(comm, {buf.data(), buf.size() * 4}, DType::float32, ReduceOp::sum, opts);
     wrong[static_cast<std::size_t>(comm.rank())] =
         check_output(buf.data(), buf.size(), DType::float32, ReduceOp::sum, Collective::allreduce,
-                     comm.rank(), 4, 0).wrong;
+                     comm.rank(), 4, 0)
+            .wrong;
   });
   CHECK(wrong == std::vector<std::size_t>(4, 0));
 }

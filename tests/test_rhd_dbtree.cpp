@@ -282,8 +282,9 @@ TEST_CASE("rhd and dbtree are exact over ranks 1..16 and awkward counts",
   for (const char* name : {"rhd", "dbtree"})
     for (int p = 1; p <= 16; ++p) {
       const auto q = static_cast<std::size_t>(p);
-      for (std::size_t count : {std::size_t{0}, std::size_t{1}, q - 1, q, q + 1,
-                                test::large_count(1000003), test::large_count(std::size_t{1} << 20)})
+      for (std::size_t count :
+           {std::size_t{0}, std::size_t{1}, q - 1, q, q + 1, test::large_count(1000003),
+            test::large_count(std::size_t{1} << 20)})
         require_exact(name, p, count, DType::float32, ReduceOp::sum, 0);
     }
 }

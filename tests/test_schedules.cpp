@@ -1,7 +1,6 @@
 // Pure schedule functions, checked without any communicator: blocks cover the buffer without
 // overlap, ring peers are neighbours, and ddl's slices walk the grid as specified.
 #include <catch2/catch.hpp>
-
 #include <map>
 #include <set>
 
@@ -90,7 +89,8 @@ TEST_CASE("ddl slices walk rotated dimension orders over their own slice", "[sch
           for (const Transfer& t : *list) {
             const auto them = dims.coords(t.peer);
             for (int d = 0; d < 3; ++d)
-              if (d != step.dimension) CHECK(them[static_cast<std::size_t>(d)] == me[static_cast<std::size_t>(d)]);
+              if (d != step.dimension)
+                CHECK(them[static_cast<std::size_t>(d)] == me[static_cast<std::size_t>(d)]);
             CHECK(t.offset >= slices[j].offset);
             CHECK(t.offset + t.bytes <= slices[j].offset + slices[j].bytes);
           }

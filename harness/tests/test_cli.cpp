@@ -42,8 +42,9 @@ TEST_CASE("common flags have the tool's defaults", "[harness]") {
 }
 
 TEST_CASE("nccl-tests short flags", "[harness]") {
-  const CommonOptions o = parse({"-b", "1K", "-e", "4K", "-f", "4", "-d", "half", "-o", "max", "-n", "3",
-                                 "-w", "2", "-c", "--algo", "ring,ddl", "--dims", "2x4", "--format", "csv"});
+  const CommonOptions o = parse({"-b",   "1K",     "-e",       "4K",     "-f",  "4",        "-d",
+                                 "half", "-o",     "max",      "-n",     "3",   "-w",       "2",
+                                 "-c",   "--algo", "ring,ddl", "--dims", "2x4", "--format", "csv"});
   CHECK(o.sizes == std::vector<std::size_t>{1024, 4096});
   CHECK(o.dtype == ddl::DType::float16);
   CHECK(o.op == ddl::ReduceOp::max);
@@ -77,7 +78,8 @@ TEST_CASE("bad common flags are rejected naming the problem", "[harness]") {
 
 TEST_CASE("methods name one exchange per dimension of the grid", "[harness]") {
   const CommonOptions o = parse({"--methods", "ring,hd"});
-  CHECK(o.methods == std::vector<ddl::IntraMethod>{ddl::IntraMethod::ring, ddl::IntraMethod::halving_doubling});
+  CHECK(o.methods ==
+        std::vector<ddl::IntraMethod>{ddl::IntraMethod::ring, ddl::IntraMethod::halving_doubling});
   const ddl::Options opts = algorithm_options(o, ddl::Dims::parse("8x4"));
   CHECK(opts.methods == o.methods);
   CHECK(parse({}).methods.empty());
@@ -85,6 +87,7 @@ TEST_CASE("methods name one exchange per dimension of the grid", "[harness]") {
 
   CHECK_THROWS_WITH(parse({"--methods", "ring,tree"}), Catch::Contains("unknown method 'tree'"));
   CHECK_THROWS_WITH(parse({"--methods", "ring,"}), Catch::Contains("unknown method ''"));
-  CHECK_THROWS_WITH(algorithm_options(o, ddl::Dims::parse("4x2x2")),
-                    Catch::Contains("--methods gives 2 method(s) but dims '4x2x2' have 3 dimension(s)"));
+  CHECK_THROWS_WITH(
+      algorithm_options(o, ddl::Dims::parse("4x2x2")),
+      Catch::Contains("--methods gives 2 method(s) but dims '4x2x2' have 3 dimension(s)"));
 }

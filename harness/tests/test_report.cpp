@@ -34,9 +34,11 @@ TEST_CASE("rows derive count and bandwidths", "[harness]") {
 TEST_CASE("csv headers are exact for both tools", "[harness]") {
   CHECK(csv_header({true, false}) ==
         "size,count,type,redop,algo,dims,time_us,algbw_gbs,busbw_gbs,model_us,wrong");
-  CHECK(csv_header({false, false}) == "size,count,type,redop,algo,dims,time_us,algbw_gbs,busbw_gbs,wrong");
+  CHECK(csv_header({false, false}) ==
+        "size,count,type,redop,algo,dims,time_us,algbw_gbs,busbw_gbs,wrong");
   CHECK(csv_header({false, true}) ==
-        "size,count,type,redop,algo,dims,time_us,algbw_gbs,busbw_gbs,wrong,mpi_time_us,mpi_busbw_gbs");
+        "size,count,type,redop,algo,dims,time_us,algbw_gbs,busbw_gbs,wrong,mpi_time_us,mpi_busbw_"
+        "gbs");
 }
 
 TEST_CASE("csv rows: one per algorithm, empty optional cells", "[harness]") {

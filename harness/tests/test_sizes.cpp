@@ -53,7 +53,8 @@ TEST_CASE("size sweep multiplies up to and including max", "[harness]") {
 }
 
 TEST_CASE("bad sweeps name the flags", "[harness]") {
-  CHECK_THROWS_WITH(size_sweep(64, 8, 2), Catch::Contains("--minbytes") && Catch::Contains("--maxbytes"));
+  CHECK_THROWS_WITH(size_sweep(64, 8, 2),
+                    Catch::Contains("--minbytes") && Catch::Contains("--maxbytes"));
   CHECK_THROWS_WITH(size_sweep(8, 64, 1), Catch::Contains("--stepfactor"));
   CHECK_THROWS_WITH(size_sweep(0, 64, 2), Catch::Contains("--minbytes"));
 }

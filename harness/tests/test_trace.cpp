@@ -67,7 +67,8 @@ std::vector<TraceEvent> traced_ring(int p, std::size_t bytes) {
     std::vector<float> data(bytes / sizeof(float), 1.0f);
     TracingCommunicator traced(c);
     traced.set_context("ring", bytes, 0);
-    find_algorithm("ring").run(traced, {data.data(), bytes}, DType::float32, ReduceOp::sum, Options{});
+    find_algorithm("ring").run(traced, {data.data(), bytes}, DType::float32, ReduceOp::sum,
+                               Options{});
     per_rank[static_cast<std::size_t>(c.rank())] = traced.take_events();
   });
   std::vector<TraceEvent> all;
@@ -85,17 +86,20 @@ TEST_CASE("trace csv and jsonl read back exactly what was written", "[trace]") {
 }
 
 TEST_CASE("trace csv header is exact", "[trace]") {
-  CHECK(trace_csv_header() == "algo,size,iteration,rank,kind,peer,bytes,tag,phase,dim,start_us,end_us");
+  CHECK(trace_csv_header() ==
+        "algo,size,iteration,rank,kind,peer,bytes,tag,phase,dim,start_us,end_us");
   std::stringstream s;
   write_trace_events(s, TraceFormat::csv, {awkward_events()[1]});
-  CHECK(s.str() == "ring,1099511627776,-2,3,reduce,-1,5000000007,-1,,-1,1e-300,0.6666666666666666\n");
+  CHECK(s.str() ==
+        "ring,1099511627776,-2,3,reduce,-1,5000000007,-1,,-1,1e-300,0.6666666666666666\n");
 }
 
 TEST_CASE("trace format follows the extension", "[trace]") {
   CHECK(trace_format_for("a/b.csv") == TraceFormat::csv);
   CHECK(trace_format_for("t.jsonl") == TraceFormat::jsonl);
   for (const char* bad : {"t.json", "t.CSV", "trace", ".csv"})
-    CHECK_THROWS_WITH(trace_format_for(bad), Catch::Contains("must end in .csv or .jsonl") && Catch::Contains(bad));
+    CHECK_THROWS_WITH(trace_format_for(bad),
+                      Catch::Contains("must end in .csv or .jsonl") && Catch::Contains(bad));
 }
 
 TEST_CASE("malformed traces are rejected naming the line", "[trace]") {
@@ -104,13 +108,17 @@ TEST_CASE("malformed traces are rejected naming the line", "[trace]") {
     return read_trace(in, f, "t");
   };
   const std::string header = trace_csv_header() + "\n";
-  CHECK_THROWS_WITH(read("rank,kind\n", TraceFormat::csv), Catch::Contains("t:1: expected the header"));
-  CHECK_THROWS_WITH(read(header + "ring,8,0,0,send,1,8,0,,-1,0,1\nring,8,0,x,send,1,8,0,,-1,0,1\n", TraceFormat::csv),
+  CHECK_THROWS_WITH(read("rank,kind\n", TraceFormat::csv),
+                    Catch::Contains("t:1: expected the header"));
+  CHECK_THROWS_WITH(read(header + "ring,8,0,0,send,1,8,0,,-1,0,1\nring,8,0,x,send,1,8,0,,-1,0,1\n",
+                         TraceFormat::csv),
                     Catch::Contains("t:3: bad rank 'x'"));
   CHECK_THROWS_WITH(read(header + "ring,8,0,0,sent,1,8,0,,-1,0,1\n", TraceFormat::csv),
                     Catch::Contains("t:2: unknown trace event kind 'sent'"));
-  CHECK_THROWS_WITH(read(header + "ring,8,0,0,send,1\n", TraceFormat::csv), Catch::Contains("t:2: expected 12 columns"));
-  CHECK_THROWS_WITH(read("{\"algo\":\"ring\"}\n", TraceFormat::jsonl), Catch::Contains("t:1: missing field 'size'"));
+  CHECK_THROWS_WITH(read(header + "ring,8,0,0,send,1\n", TraceFormat::csv),
+                    Catch::Contains("t:2: expected 12 columns"));
+  CHECK_THROWS_WITH(read("{\"algo\":\"ring\"}\n", TraceFormat::jsonl),
+                    Catch::Contains("t:1: missing field 'size'"));
   CHECK_THROWS_WITH(read("{nope\n", TraceFormat::jsonl), Catch::Contains("t:1:"));
 }
 
@@ -128,7 +136,8 @@ TEST_CASE("a trace file in a missing directory fails before the run", "[trace]")
 }
 
 TEST_CASE("trace file written and read back through the file system", "[trace]") {
-  const std::string path = (std::filesystem::temp_directory_path() / "ddl_trace_test.jsonl").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "ddl_trace_test.jsonl").string();
   TraceFile file(path);
   write_trace_header(file.stream(), file.format());
   write_trace_events(file.stream(), file.format(), awkward_events());
@@ -139,7 +148,8 @@ TEST_CASE("trace file written and read back through the file system", "[trace]")
 
 TEST_CASE("the decorator records ring on 3 loopback ranks event by event", "[trace]") {
   const std::vector<TraceEvent> events = traced_ring(3, 1024);
-  const std::vector<std::string> problems = ddl::test::ring_trace_problems(events, 3, 1024, sizeof(float));
+  const std::vector<std::string> problems =
+      ddl::test::ring_trace_problems(events, 3, 1024, sizeof(float));
   for (const std::string& p : problems) UNSCOPED_INFO(p);
   CHECK(problems.empty());
   CHECK(events.size() == 3 * 5 * 2);  // per rank: 2(p-1) sends, 2(p-1) recvs, p-1 reduces
@@ -179,7 +189,8 @@ TEST_CASE("compute is recorded and wait_all ends open events", "[trace]") {
   });
 }
 
-TEST_CASE("chrome export: every event once, one process per rank, no overlap within a track", "[trace]") {
+TEST_CASE("chrome export: every event once, one process per rank, no overlap within a track",
+          "[trace]") {
   const std::vector<TraceEvent> events = traced_ring(3, 1024);
   std::ostringstream out;
   write_chrome_trace(out, events);

@@ -13,7 +13,8 @@ using namespace ddl::harness;
 namespace {
 
 const std::string kParams =
-    "# model = tiny\n# reference_batch = 4\n# reference_iteration_ms = 30\n# backward_to_forward = 2\n";
+    "# model = tiny\n# reference_batch = 4\n# reference_iteration_ms = 30\n# backward_to_forward = "
+    "2\n";
 
 Workload parse(const std::string& text) {
   std::istringstream in(text);
@@ -22,13 +23,15 @@ Workload parse(const std::string& text) {
 
 // Five layers: a (10 params), b (20), c (30), d (none), e (40); multiply-adds 1:2:3:0:4.
 Workload five_layers() {
-  return parse(kParams + "layer,kind,params,forward_macs\na,conv,10,100\nb,bn,20,200\nc,conv,30,300\n"
-                         "d,pool,0,0\ne,fc,40,400\n");
+  return parse(kParams +
+               "layer,kind,params,forward_macs\na,conv,10,100\nb,bn,20,200\nc,conv,30,300\n"
+               "d,pool,0,0\ne,fc,40,400\n");
 }
 
 }  // namespace
 
-TEST_CASE("workload files: the checked-in ResNets hold torchvision's parameter counts", "[workload]") {
+TEST_CASE("workload files: the checked-in ResNets hold torchvision's parameter counts",
+          "[workload]") {
   const Workload r50 = load_workload(workload_path("resnet50", DDL_WORKLOADS));
   CHECK(r50.model == "resnet50");
   CHECK(r50.total_params() == 25557032);
@@ -45,29 +48,37 @@ TEST_CASE("workload files: the checked-in ResNets hold torchvision's parameter c
 }
 
 TEST_CASE("unknown workload names list the known ones", "[workload]") {
-  CHECK_THROWS_WITH(workload_path("vgg16", "/w"), Catch::Contains("vgg16") && Catch::Contains("resnet50, resnet101"));
+  CHECK_THROWS_WITH(workload_path("vgg16", "/w"),
+                    Catch::Contains("vgg16") && Catch::Contains("resnet50, resnet101"));
   CHECK(workload_path("resnet101", "/w") == "/w/resnet101.csv");
   CHECK_THROWS_WITH(load_workload("/nonexistent/x.csv"), Catch::Contains("/nonexistent/x.csv"));
 }
 
 TEST_CASE("malformed workload files name the file, line and problem", "[workload]") {
   const std::string header = "layer,kind,params,forward_macs\n";
-  CHECK_THROWS_WITH(parse(kParams + "layer,params\n"), Catch::Contains("tiny.csv:5") && Catch::Contains("header"));
-  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,x,1\n"), Catch::Contains("tiny.csv:6") && Catch::Contains("params"));
+  CHECK_THROWS_WITH(parse(kParams + "layer,params\n"),
+                    Catch::Contains("tiny.csv:5") && Catch::Contains("header"));
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,x,1\n"),
+                    Catch::Contains("tiny.csv:6") && Catch::Contains("params"));
   CHECK_THROWS_WITH(parse(kParams + header + "a,conv,-1,1\n"), Catch::Contains("non-negative"));
   CHECK_THROWS_WITH(parse(kParams + header + "a,conv,1\n"), Catch::Contains("4 cells"));
   CHECK_THROWS_WITH(parse(kParams + header), Catch::Contains("no layers"));
-  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,1,0\n"), Catch::Contains("no forward multiply-adds"));
-  CHECK_THROWS_WITH(parse("# model = t\n" + header + "a,conv,1,1\n"), Catch::Contains("reference_batch"));
-  CHECK_THROWS_WITH(parse(kParams + "# model = again\n" + header + "a,conv,1,1\n"), Catch::Contains("twice"));
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,1,0\n"),
+                    Catch::Contains("no forward multiply-adds"));
+  CHECK_THROWS_WITH(parse("# model = t\n" + header + "a,conv,1,1\n"),
+                    Catch::Contains("reference_batch"));
+  CHECK_THROWS_WITH(parse(kParams + "# model = again\n" + header + "a,conv,1,1\n"),
+                    Catch::Contains("twice"));
   CHECK_THROWS_WITH(parse(kParams + "# total_params = 5\n" + header + "a,conv,1,1\n"),
                     Catch::Contains("1 parameters") && Catch::Contains("total_params says 5"));
   CHECK_THROWS_WITH(parse("# model = t\n# reference_batch = 4\n# reference_iteration_ms = 0\n"
-                          "# backward_to_forward = 2\n" + header + "a,conv,1,1\n"),
+                          "# backward_to_forward = 2\n" +
+                          header + "a,conv,1,1\n"),
                     Catch::Contains("reference_iteration_ms"));
 }
 
-TEST_CASE("workload plan splits compute by multiply-adds and fills buckets in reverse layer order", "[workload]") {
+TEST_CASE("workload plan splits compute by multiply-adds and fills buckets in reverse layer order",
+          "[workload]") {
   BucketOptions b;
   b.first_bucket_bytes = 64;
   b.bucket_bytes = 100;
@@ -97,7 +108,9 @@ TEST_CASE("workload plan splits compute by multiply-adds and fills buckets in re
   CHECK(plan.params == 100);
 }
 
-TEST_CASE("workload ResNet-50 buckets: fc alone first, then at least 25 MiB each, tiling the gradients", "[workload]") {
+TEST_CASE(
+    "workload ResNet-50 buckets: fc alone first, then at least 25 MiB each, tiling the gradients",
+    "[workload]") {
   const Workload r50 = load_workload(workload_path("resnet50", DDL_WORKLOADS));
   const IterationPlan plan = plan_iteration(r50, 32, BucketOptions{});
   CHECK(plan.compute_s() == Approx(0.180));
@@ -128,7 +141,8 @@ TEST_CASE("workload rows: derived columns and a csv round trip", "[workload]") {
   CHECK(row.efficiency() == Approx(0.8));
   std::ostringstream out;
   write_workload_report(out, Format::csv, {row}, {});
-  CHECK(out.str().rfind("gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency\n", 0) == 0);
+  CHECK(out.str().rfind(
+            "gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency\n", 0) == 0);
   const std::vector<WorkloadRow> back = parse_workload_csv(out.str(), 32);
   REQUIRE(back.size() == 1);
   CHECK(back[0].gpus == 8);

@@ -17,9 +17,11 @@ namespace {
 // Seven layers, 1 ms of compute in all; 1-byte-aligned parameter counts so buckets cut oddly.
 IterationPlan tiny_plan() {
   std::istringstream in(
-      "# model = tiny\n# reference_batch = 1\n# reference_iteration_ms = 1\n# backward_to_forward = 2\n"
+      "# model = tiny\n# reference_batch = 1\n# reference_iteration_ms = 1\n# backward_to_forward "
+      "= 2\n"
       "layer,kind,params,forward_macs\n"
-      "l0,conv,37,5\nl1,bn,4,1\nl2,conv,129,9\nl3,pool,0,1\nl4,conv,300,7\nl5,bn,2,1\nl6,fc,51,3\n");
+      "l0,conv,37,5\nl1,bn,4,1\nl2,conv,129,9\nl3,pool,0,1\nl4,conv,300,7\nl5,bn,2,1\nl6,fc,51,"
+      "3\n");
   BucketOptions b;
   b.first_bucket_bytes = 100;
   b.bucket_bytes = 512;
@@ -35,8 +37,8 @@ struct RankRecord {
 // Gradient element i of rank r is (r + 1) * (i % 7 + 1), parameters i % 5: after one iteration
 // every gradient is (i % 7 + 1) * p(p+1)/2 (a bucket reduced twice would be p times that), and
 // the parameters hold their start plus that sum (the optimizer ran after the last allreduce).
-std::vector<RankRecord> run(const IterationPlan& plan, const Algorithm& algo, const Options& options, int ranks,
-                            int iterations) {
+std::vector<RankRecord> run(const IterationPlan& plan, const Algorithm& algo,
+                            const Options& options, int ranks, int iterations) {
   LoopbackWorld world(ranks, std::chrono::seconds(30));
   std::vector<RankRecord> records(static_cast<std::size_t>(ranks));
   std::vector<std::exception_ptr> errors(static_cast<std::size_t>(ranks));
@@ -51,7 +53,8 @@ std::vector<RankRecord> run(const IterationPlan& plan, const Algorithm& algo, co
       }
       try {
         LoopbackCommunicator compute(world, r), comm(world, r);
-        StreamConfig config{&plan, &algo, options, MutView{rec.gradients.data(), plan.gradient_bytes},
+        StreamConfig config{&plan, &algo, options,
+                            MutView{rec.gradients.data(), plan.gradient_bytes},
                             MutView{rec.parameters.data(), plan.gradient_bytes}};
         rec.times = run_rank_threads(compute, comm, config, iterations,
                                      [&rec](const BucketEvent& e) { rec.events.push_back(e); });
@@ -68,7 +71,9 @@ std::vector<RankRecord> run(const IterationPlan& plan, const Algorithm& algo, co
 
 }  // namespace
 
-TEST_CASE("workload driver: the tiny plan has several buckets, one of them after a parameter-free layer", "[workload][loopback]") {
+TEST_CASE(
+    "workload driver: the tiny plan has several buckets, one of them after a parameter-free layer",
+    "[workload][loopback]") {
   const IterationPlan plan = tiny_plan();
   // Reverse: l6 204 B (>= 100, first), l5 8, l4 1200 (>= 512), l3 0, l2 516 (>= 512), l1+l0 164.
   REQUIRE(plan.buckets.size() == 4);
@@ -78,7 +83,10 @@ TEST_CASE("workload driver: the tiny plan has several buckets, one of them after
   CHECK(plan.gradient_bytes == 523 * 4);
 }
 
-TEST_CASE("workload driver: every gradient byte is allreduced exactly once per iteration, buckets in one order", "[workload][loopback]") {
+TEST_CASE(
+    "workload driver: every gradient byte is allreduced exactly once per iteration, buckets in one "
+    "order",
+    "[workload][loopback]") {
   const IterationPlan plan = tiny_plan();
   const int p = 4;
   for (const std::string& name : algorithm_names(Collective::allreduce)) {
@@ -113,7 +121,8 @@ TEST_CASE("workload driver: every gradient byte is allreduced exactly once per i
   }
 }
 
-TEST_CASE("workload driver: consecutive iterations repeat the same bucket sequence on every rank", "[workload][loopback]") {
+TEST_CASE("workload driver: consecutive iterations repeat the same bucket sequence on every rank",
+          "[workload][loopback]") {
   const IterationPlan plan = tiny_plan();
   const std::vector<RankRecord> records = run(plan, find_algorithm("ring"), Options{}, 3, 3);
   for (const RankRecord& rec : records) {
@@ -127,7 +136,8 @@ TEST_CASE("workload driver: consecutive iterations repeat the same bucket sequen
   }
 }
 
-TEST_CASE("workload driver: one rank, nothing to reduce, the optimizer still applies the gradients", "[workload][loopback]") {
+TEST_CASE("workload driver: one rank, nothing to reduce, the optimizer still applies the gradients",
+          "[workload][loopback]") {
   const IterationPlan plan = tiny_plan();
   const std::vector<RankRecord> records = run(plan, find_algorithm("ddl"), Options{}, 1, 1);
   const RankRecord& rec = records[0];
@@ -138,16 +148,19 @@ TEST_CASE("workload driver: one rank, nothing to reduce, the optimizer still app
   }
 }
 
-TEST_CASE("workload driver: a failing stream stops the other and its error comes back", "[workload][loopback]") {
+TEST_CASE("workload driver: a failing stream stops the other and its error comes back",
+          "[workload][loopback]") {
   const IterationPlan plan = tiny_plan();
   LoopbackWorld world(1);
   LoopbackCommunicator compute(world, 0), comm(world, 0);
   std::vector<float> g(plan.gradient_bytes / 4), w(plan.gradient_bytes / 4);
-  const StreamConfig config{&plan, &find_algorithm("ring"), Options{}, MutView{g.data(), plan.gradient_bytes},
+  const StreamConfig config{&plan, &find_algorithm("ring"), Options{},
+                            MutView{g.data(), plan.gradient_bytes},
                             MutView{w.data(), plan.gradient_bytes}};
   CHECK_THROWS_WITH(run_rank_threads(compute, comm, config, 2,
                                      [](const BucketEvent& e) {
-                                       if (e.bucket == 1) throw InvalidArgument("observer refused bucket 1");
+                                       if (e.bucket == 1)
+                                         throw InvalidArgument("observer refused bucket 1");
                                      }),
                     Catch::Contains("observer refused bucket 1"));
   ThreadSignal s(0.01);

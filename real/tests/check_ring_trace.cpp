@@ -20,8 +20,8 @@ int main(int argc, char** argv) {
     const auto problems = ddl::test::ring_trace_problems(events, ranks, bytes, sizeof(float));
     for (const std::string& p : problems) std::cerr << argv[1] << ": " << p << "\n";
     if (!problems.empty()) return 1;
-    std::cout << argv[1] << ": " << events.size() << " events, one ring allreduce of " << bytes << " bytes on "
-              << ranks << " ranks\n";
+    std::cout << argv[1] << ": " << events.size() << " events, one ring allreduce of " << bytes
+              << " bytes on " << ranks << " ranks\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "check_ring_trace: " << e.what() << "\n";

@@ -34,10 +34,12 @@ int main(int argc, char** argv) {
     const MutView device = space.allocate(big);
     std::vector<std::byte> host(big);
     for (const Algorithm& a : algorithms())
-      for (const Dims& dims : a.collective == Collective::allreduce ? factorizations(p, 3)
-                                                                    : std::vector<Dims>{Dims::flat(p)})
+      for (const Dims& dims : a.collective == Collective::allreduce
+                                  ? factorizations(p, 3)
+                                  : std::vector<Dims>{Dims::flat(p)})
         for (DType type : all_dtypes())
-          for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t{1001}, big / dtype_size(type)})
+          for (std::size_t count :
+               {std::size_t{0}, std::size_t{1}, std::size_t{1001}, big / dtype_size(type)})
             for (ReduceOp op : all_reduce_ops()) {
               if (count != 1001 && op != ReduceOp::sum) continue;
               Options opts;
@@ -51,14 +53,16 @@ int main(int argc, char** argv) {
               space.download(host.data(), view);
               unsigned long long wrong =
                   check_output(host.data(), count, type, op, a.collective, r, p, opts.root).wrong;
-              check_mpi(MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD),
+              check_mpi(MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM,
+                                      MPI_COMM_WORLD),
                         "MPI_Allreduce");
               ++cases;
               if (wrong != 0) {
                 ++failures;
                 if (r == 0)
-                  std::printf("WRONG: %s dims %s count %zu %s %s: %llu wrong elements\n", a.name.c_str(),
-                              dims.to_string().c_str(), count, std::string(to_string(type)).c_str(),
+                  std::printf("WRONG: %s dims %s count %zu %s %s: %llu wrong elements\n",
+                              a.name.c_str(), dims.to_string().c_str(), count,
+                              std::string(to_string(type)).c_str(),
                               std::string(to_string(op)).c_str(), wrong);
               }
             }

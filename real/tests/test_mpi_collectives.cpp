@@ -24,7 +24,8 @@ std::size_t run_and_count_wrong(MpiCommunicator& comm, const Algorithm& a, std::
   buf.resize(count * dtype_size(type));
   fill_input(buf.data(), count, type, op, a.collective, comm.rank(), comm.size(), opts.root);
   a.run(comm, {buf.data(), buf.size()}, type, op, opts);
-  return check_output(buf.data(), count, type, op, a.collective, comm.rank(), comm.size(), opts.root)
+  return check_output(buf.data(), count, type, op, a.collective, comm.rank(), comm.size(),
+                      opts.root)
       .wrong;
 }
 
@@ -41,7 +42,8 @@ TEST_CASE("every algorithm is exact on counts 0, 1, p+1 and odd, every dtype and
   const std::vector<ReduceOp> sum_only = {ReduceOp::sum};
   for (const Algorithm& a : algorithms())
     for (const Dims& dims : dims_for(a, p))
-      for (std::size_t count : {std::size_t{0}, std::size_t{1}, std::size_t(p + 1), std::size_t{1001}})
+      for (std::size_t count :
+           {std::size_t{0}, std::size_t{1}, std::size_t(p + 1), std::size_t{1001}})
         for (DType type : all_dtypes())
           // Every op on the odd count; the others check the edges of the partition with sum.
           for (ReduceOp op : count == 1001 ? all_reduce_ops() : sum_only) {

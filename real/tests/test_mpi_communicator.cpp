@@ -13,7 +13,9 @@
 using namespace ddl;
 
 namespace {
-void barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+void barrier() {
+  MPI_Barrier(MPI_COMM_WORLD);
+}
 }  // namespace
 
 TEST_CASE("messages between neighbours arrive intact, in order per tag", "[mpi]") {
@@ -54,8 +56,9 @@ TEST_CASE("reduce, copy and divide run host_reduce's kernels", "[mpi]") {
   CHECK(d == std::vector<double>{1, 3});
   comm.copy({e.data(), 16}, ConstView{d.data(), 16});
   CHECK(e == d);
-  CHECK_THROWS_AS(comm.reduce({a.data(), 10}, ConstView{b.data(), 8}, DType::float16, ReduceOp::sum),
-                  InvalidArgument);
+  CHECK_THROWS_AS(
+      comm.reduce({a.data(), 10}, ConstView{b.data(), 8}, DType::float16, ReduceOp::sum),
+      InvalidArgument);
 }
 
 TEST_CASE("scratch is allocated once and reused", "[mpi]") {

@@ -58,8 +58,9 @@ int main(int argc, char** argv) {
     cuda::check(cudaMalloc(&b, bytes), "cudaMalloc");
     cuda::check(cudaMemset(a, 0, bytes), "cudaMemset");
     cuda::check(cudaMemset(b, 0, bytes), "cudaMemset");
-    const double copy_s =
-        median_seconds(iters, [&] { cuda::check(cudaMemcpyAsync(a, b, bytes, cudaMemcpyDeviceToDevice), "copy"); });
+    const double copy_s = median_seconds(iters, [&] {
+      cuda::check(cudaMemcpyAsync(a, b, bytes, cudaMemcpyDeviceToDevice), "copy");
+    });
     const double copy_gbs = 2.0 * static_cast<double>(bytes) / copy_s / 1e9;
     std::printf("# device %s, %zu bytes, median of %d\n", prop.name, bytes, iters);
     std::printf("kernel,type,op,bytes,time_us,traffic_gbs,copy_traffic_gbs,fraction_of_copy\n");
@@ -67,10 +68,12 @@ int main(int argc, char** argv) {
     for (DType type : all_dtypes())
       for (ReduceOp op : {ReduceOp::sum, ReduceOp::max}) {
         const std::size_t count = bytes / dtype_size(type);
-        const double s = median_seconds(iters, [&] { cuda::reduce(a, b, count, type, op, nullptr); });
+        const double s =
+            median_seconds(iters, [&] { cuda::reduce(a, b, count, type, op, nullptr); });
         const double gbs = 3.0 * static_cast<double>(bytes) / s / 1e9;
         std::printf("reduce,%s,%s,%zu,%.2f,%.1f,%.1f,%.3f\n", std::string(to_string(type)).c_str(),
-                    std::string(to_string(op)).c_str(), bytes, s * 1e6, gbs, copy_gbs, gbs / copy_gbs);
+                    std::string(to_string(op)).c_str(), bytes, s * 1e6, gbs, copy_gbs,
+                    gbs / copy_gbs);
       }
     cudaFree(a);
     cudaFree(b);

@@ -18,11 +18,18 @@ int main(int argc, char** argv) {
     int iters = 20;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
-      if (i + 1 >= argc) throw ddl::InvalidArgument("flag " + a + " needs a value (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS])");
-      if (a == "-b") lo = ddl::harness::parse_size(argv[++i]);
-      else if (a == "-e") hi = ddl::harness::parse_size(argv[++i]);
-      else if (a == "-n") iters = std::stoi(argv[++i]);
-      else throw ddl::InvalidArgument("unknown flag '" + a + "' (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS])");
+      if (i + 1 >= argc)
+        throw ddl::InvalidArgument(
+            "flag " + a + " needs a value (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS])");
+      if (a == "-b")
+        lo = ddl::harness::parse_size(argv[++i]);
+      else if (a == "-e")
+        hi = ddl::harness::parse_size(argv[++i]);
+      else if (a == "-n")
+        iters = std::stoi(argv[++i]);
+      else
+        throw ddl::InvalidArgument("unknown flag '" + a +
+                                   "' (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS])");
     }
     if (iters < 1) throw ddl::InvalidArgument("-n must be at least 1");
     const std::vector<std::size_t> sizes = ddl::harness::size_sweep(lo, hi, 2);
@@ -34,7 +41,8 @@ int main(int argc, char** argv) {
       for (int it = 0; it < iters + 2; ++it) {
         const auto start = std::chrono::steady_clock::now();
         std::memcpy(dst.data(), src.data(), bytes);
-        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (it >= 2) t.push_back(s);
       }
       std::sort(t.begin(), t.end());

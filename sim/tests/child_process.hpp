@@ -66,10 +66,18 @@ inline std::vector<std::map<std::string, std::string>> parse_csv(const std::stri
   return rows;
 }
 
-inline std::string ddlsim() { return DDL_DDLSIM; }
-inline std::string probe() { return DDL_SIM_PROBE; }
-inline std::string fixture(const std::string& name) { return std::string(DDL_SIM_FIXTURES) + "/" + name; }
-inline std::string platform(const std::string& name) { return std::string(DDL_PLATFORMS) + "/" + name; }
+inline std::string ddlsim() {
+  return DDL_DDLSIM;
+}
+inline std::string probe() {
+  return DDL_SIM_PROBE;
+}
+inline std::string fixture(const std::string& name) {
+  return std::string(DDL_SIM_FIXTURES) + "/" + name;
+}
+inline std::string platform(const std::string& name) {
+  return std::string(DDL_PLATFORMS) + "/" + name;
+}
 
 // A bad input: non-zero exit, nothing on stdout, exactly one line on stderr naming the problem.
 inline void check_rejected_command(const std::string& command, const std::string& names) {

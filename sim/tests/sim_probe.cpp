@@ -13,7 +13,8 @@
 
 int main(int argc, char** argv) {
   try {
-    if (argc < 3) throw ddl::InvalidArgument("usage: sim_probe PLATFORM hosts|route SRC DST|costs [DIMS]");
+    if (argc < 3)
+      throw ddl::InvalidArgument("usage: sim_probe PLATFORM hosts|route SRC DST|costs [DIMS]");
     simgrid::s4u::Engine& engine = ddl::sim::start_engine(argv[0]);
     const ddl::sim::Platform platform = ddl::sim::load_platform(engine, argv[1]);
     const std::string what = argv[2];
@@ -24,8 +25,10 @@ int main(int argc, char** argv) {
     } else if (what == "route" && argc == 5) {
       std::vector<simgrid::s4u::Link*> links;
       double latency = 0;
-      platform.gpus.at(std::stoul(argv[3]))->route_to(platform.gpus.at(std::stoul(argv[4])), links, &latency);
-      for (std::size_t i = 0; i < links.size(); ++i) std::cout << (i ? " " : "") << links[i]->get_name();
+      platform.gpus.at(std::stoul(argv[3]))
+          ->route_to(platform.gpus.at(std::stoul(argv[4])), links, &latency);
+      for (std::size_t i = 0; i < links.size(); ++i)
+        std::cout << (i ? " " : "") << links[i]->get_name();
       std::cout << '\n';
     } else if (what == "costs") {
       const std::optional<ddl::Dims> dims =

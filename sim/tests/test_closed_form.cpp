@@ -23,7 +23,8 @@ std::map<std::string, double> simulate(const std::string& args) {
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   std::map<std::string, double> times;
-  for (const auto& row : parse_csv(r.out)) times[row.at("algo") + "/" + row.at("size")] = std::stod(row.at("time_us")) * 1e-6;
+  for (const auto& row : parse_csv(r.out))
+    times[row.at("algo") + "/" + row.at("size")] = std::stod(row.at("time_us")) * 1e-6;
   return times;
 }
 
@@ -48,7 +49,8 @@ void check_within_one_percent(double simulated, double expected) {
 }  // namespace
 
 TEST_CASE("ring on a star takes 2(p-1)(a + S/p b) + (p-1) S/p g", "[sim][timing]") {
-  const auto t = simulate("--platform " + fixture("star_8.xml") + " --algo ring -b 64K -e 16M -f 16");
+  const auto t =
+      simulate("--platform " + fixture("star_8.xml") + " --algo ring -b 64K -e 16M -f 16");
   REQUIRE(t.size() == 3);
   for (double s : {65536.0, 1048576.0, 16777216.0})
     check_within_one_percent(t.at("ring/" + std::to_string(static_cast<long>(s))),
@@ -56,7 +58,8 @@ TEST_CASE("ring on a star takes 2(p-1)(a + S/p b) + (p-1) S/p g", "[sim][timing]
 }
 
 TEST_CASE("rhd on a star takes 2 log2(p) a + 2 (p-1)/p S b + (p-1)/p S g", "[sim][timing]") {
-  const auto t = simulate("--platform " + fixture("star_8.xml") + " --algo rhd -b 64K -e 16M -f 16");
+  const auto t =
+      simulate("--platform " + fixture("star_8.xml") + " --algo rhd -b 64K -e 16M -f 16");
   REQUIRE(t.size() == 3);
   for (double s : {65536.0, 1048576.0, 16777216.0}) {
     const double expected = 2 * 3 * kStarAlpha + 2 * 7.0 / 8 * s * kStarBeta + 7.0 / 8 * s * kGamma;
@@ -69,25 +72,30 @@ TEST_CASE("ddl on a star: per-dimension rings of the grid", "[sim][timing]") {
     std::string text;
     for (int d : dims) text += (text.empty() ? "" : "x") + std::to_string(d);
     INFO("dims " << text);
-    const auto t = simulate("--platform " + fixture("star_8.xml") + " --algo ddl --dims " + text + " -b 1M -e 16M -f 16");
+    const auto t = simulate("--platform " + fixture("star_8.xml") + " --algo ddl --dims " + text +
+                            " -b 1M -e 16M -f 16");
     REQUIRE(t.size() == 2);
     for (double s : {1048576.0, 16777216.0}) {
       const std::vector<double> alpha(dims.size(), kStarAlpha), beta(dims.size(), kStarBeta);
-      check_within_one_percent(t.at("ddl/" + std::to_string(static_cast<long>(s))), dimensional_rings(dims, alpha, beta, s));
+      check_within_one_percent(t.at("ddl/" + std::to_string(static_cast<long>(s))),
+                               dimensional_rings(dims, alpha, beta, s));
     }
   }
 }
 
 TEST_CASE("ddl on rails: the fast dimension first, the slow one on a quarter", "[sim][timing]") {
-  const auto t = simulate("--platform " + fixture("rail_4x4.xml") + " --algo ddl -b 64K -e 16M -f 16");
+  const auto t =
+      simulate("--platform " + fixture("rail_4x4.xml") + " --algo ddl -b 64K -e 16M -f 16");
   REQUIRE(t.size() == 3);
   for (double s : {65536.0, 1048576.0, 16777216.0})
-    check_within_one_percent(t.at("ddl/" + std::to_string(static_cast<long>(s))),
-                             dimensional_rings({4, 4}, {kNodeAlpha, kRailAlpha}, {kNodeBeta, kRailBeta}, s));
+    check_within_one_percent(
+        t.at("ddl/" + std::to_string(static_cast<long>(s))),
+        dimensional_rings({4, 4}, {kNodeAlpha, kRailAlpha}, {kNodeBeta, kRailBeta}, s));
 }
 
 TEST_CASE("payload mode costs the same simulated time as timing-only", "[sim][timing]") {
-  const std::string args = "--platform " + fixture("rail_4x4.xml") + " --algo ring,ddl,rhd -b 4K -e 1M -f 16";
+  const std::string args =
+      "--platform " + fixture("rail_4x4.xml") + " --algo ring,ddl,rhd -b 4K -e 1M -f 16";
   const auto timing = simulate(args);
   const auto payload = simulate(args + " --check");
   REQUIRE(timing.size() == 9);
@@ -101,9 +109,10 @@ TEST_CASE("the model column equals the simulation where the model is exact", "[s
   // Plain figures, then per-size bandwidth, memory and peer-read factors (the model costs each
   // size as the simulator does: platform_costs with the footprint; star_8_peer_read.xml slows
   // the allgather's 2 MiB blocks of the 16 MiB case 3x).
-  for (const char* platform : {"star_8.xml", "star_8_bandwidth.xml", "star_8_memory.xml", "star_8_peer_read.xml"}) {
-    const ChildResult r =
-        run_child(ddlsim() + " --format csv --platform " + fixture(platform) + " --algo ring -b 64K -e 16M -f 16");
+  for (const char* platform :
+       {"star_8.xml", "star_8_bandwidth.xml", "star_8_memory.xml", "star_8_peer_read.xml"}) {
+    const ChildResult r = run_child(ddlsim() + " --format csv --platform " + fixture(platform) +
+                                    " --algo ring -b 64K -e 16M -f 16");
     REQUIRE(r.exit_code == 0);
     const auto rows = parse_csv(r.out);
     REQUIRE(rows.size() == 3);
@@ -118,9 +127,10 @@ TEST_CASE("the model column equals the simulation where the model is exact", "[s
 TEST_CASE("ddl_memory_factors scale local work by the operation's footprint", "[sim][timing]") {
   // star_8_memory.xml: star_8 whose memory runs at a quarter of 100 GB/s from 1 MiB on. A ring
   // on 8 ranks reduces S/8 bytes per step, but the factor is the whole operation's (its
-  // footprint, Platform::memory_factor_key): 64 KiB at full speed, 1 MiB (128 KiB pieces) and 16 MiB
-  // at a quarter.
-  const auto t = simulate("--platform " + fixture("star_8_memory.xml") + " --algo ring -b 64K -e 16M -f 16");
+  // footprint, Platform::memory_factor_key): 64 KiB at full speed, 1 MiB (128 KiB pieces) and 16
+  // MiB at a quarter.
+  const auto t =
+      simulate("--platform " + fixture("star_8_memory.xml") + " --algo ring -b 64K -e 16M -f 16");
   REQUIRE(t.size() == 3);
   for (double s : {65536.0, 1048576.0, 16777216.0}) {
     const double factor = s >= 1048576 ? 0.25 : 1.0;
@@ -131,16 +141,19 @@ TEST_CASE("ddl_memory_factors scale local work by the operation's footprint", "[
   // The 2 MiB reduces really were slowed: the same case on star_8 is faster by 7 x 2 MiB x 3 x
   // (4 - 1) / 100 GB/s.
   const auto plain = simulate("--platform " + fixture("star_8.xml") + " --algo ring -b 16M -e 16M");
-  CHECK(t.at("ring/16777216") - plain.at("ring/16777216") == Approx(7 * 2097152.0 * kGamma * 3).epsilon(0.01));
+  CHECK(t.at("ring/16777216") - plain.at("ring/16777216") ==
+        Approx(7 * 2097152.0 * kGamma * 3).epsilon(0.01));
 }
 
 TEST_CASE("a zero memory factor is rejected, naming the property", "[sim][platform]") {
-  const ChildResult r = run_child(ddlsim() + " --platform " + fixture("star_8_bad_memory.xml") + " --algo ring -b 1M -e 1M");
+  const ChildResult r = run_child(ddlsim() + " --platform " + fixture("star_8_bad_memory.xml") +
+                                  " --algo ring -b 1M -e 1M");
   CHECK(r.exit_code != 0);
   CHECK(r.err.find("ddl_memory_factors") != std::string::npos);
 }
 
-TEST_CASE("ddl_peer_read_factors slow receives into bytes the receiver last sent", "[sim][timing]") {
+TEST_CASE("ddl_peer_read_factors slow receives into bytes the receiver last sent",
+          "[sim][timing]") {
   // star_8_peer_read.xml: star_8 where a message of 1 MiB or more that lands in bytes its
   // receiver sent (and has not written since) takes 3 times as long. A ring's reduce-scatter
   // receives into scratch; every allgather step receives a block the rank sent during the
@@ -152,10 +165,12 @@ TEST_CASE("ddl_peer_read_factors slow receives into bytes the receiver last sent
     INFO("size " << s);
     const double f = s / 8 >= 1048576 ? 3.0 : 1.0;
     const double step = kStarAlpha + s / 8 * kStarBeta;
-    check_within_one_percent(t.at("ring/" + std::to_string(static_cast<long>(s))), 7 * step * (1 + f) + 7 * s / 8 * kGamma);
+    check_within_one_percent(t.at("ring/" + std::to_string(static_cast<long>(s))),
+                             7 * step * (1 + f) + 7 * s / 8 * kGamma);
     // rhd's doubling steps receive S/8, S/4, S/2 into what its halving steps sent.
     const double half = 3 * kStarAlpha + 7.0 / 8 * s * kStarBeta;
-    check_within_one_percent(t.at("rhd/" + std::to_string(static_cast<long>(s))), half * (1 + f) + 7.0 / 8 * s * kGamma);
+    check_within_one_percent(t.at("rhd/" + std::to_string(static_cast<long>(s))),
+                             half * (1 + f) + 7.0 / 8 * s * kGamma);
   }
   // Timing-only views carry addresses of no memory that tell buffers apart as real ones do.
   const auto payload = simulate(platform + " --algo ring,rhd,dbtree -b 64K -e 16M -f 16 --check");
@@ -165,28 +180,37 @@ TEST_CASE("ddl_peer_read_factors slow receives into bytes the receiver last sent
     INFO(key);
     CHECK(payload.at(key) == Approx(seconds).epsilon(1e-12));
   }
-  CHECK(timing.at("dbtree/16777216") > simulate("--platform " + fixture("star_8.xml") + " --algo dbtree -b 16M -e 16M")
-                                            .at("dbtree/16777216") * 1.05);
+  CHECK(timing.at("dbtree/16777216") >
+        simulate("--platform " + fixture("star_8.xml") + " --algo dbtree -b 16M -e 16M")
+                .at("dbtree/16777216") *
+            1.05);
 }
 
 TEST_CASE("a peer-read factor below 1 is rejected, naming the property", "[sim][platform]") {
-  const ChildResult r = run_child(ddlsim() + " --platform " + fixture("star_8_bad_peer_read.xml") + " --algo ring -b 1M -e 1M");
+  const ChildResult r = run_child(ddlsim() + " --platform " + fixture("star_8_bad_peer_read.xml") +
+                                  " --algo ring -b 1M -e 1M");
   CHECK(r.exit_code != 0);
   CHECK(r.err.find("ddl_peer_read_factors") != std::string::npos);
   CHECK(r.err.find("below 1") != std::string::npos);
 }
 
-TEST_CASE("a piece of a larger operation moves no faster than the operation's share", "[sim][timing]") {
+TEST_CASE("a piece of a larger operation moves no faster than the operation's share",
+          "[sim][timing]") {
   // star_8_bandwidth.xml: star_8 whose messages move at a quarter of 10 GB/s from 1 MiB on. A
   // ring step of an S-byte allreduce moves S/8 per rank and takes the longer of that message's
   // own time and 1/8 of an S-byte message's time (Platform::footprint_bytes).
-  const auto t = simulate("--platform " + fixture("star_8_bandwidth.xml") + " --algo ring -b 64K -e 16M -f 16");
+  const auto t = simulate("--platform " + fixture("star_8_bandwidth.xml") +
+                          " --algo ring -b 64K -e 16M -f 16");
   REQUIRE(t.size() == 3);
-  auto message = [](double bytes) { return kStarAlpha + bytes * kStarBeta / (bytes >= 1048576 ? 0.25 : 1.0); };
+  auto message = [](double bytes) {
+    return kStarAlpha + bytes * kStarBeta / (bytes >= 1048576 ? 0.25 : 1.0);
+  };
   for (double s : {65536.0, 1048576.0, 16777216.0}) {
     const double step = std::max(message(s / 8), message(s) / 8);
-    INFO("size " << s << ": own message " << message(s / 8) << " s, share " << message(s) / 8 << " s");
-    check_within_one_percent(t.at("ring/" + std::to_string(static_cast<long>(s))), 2 * 7 * step + 7 * s / 8 * kGamma);
+    INFO("size " << s << ": own message " << message(s / 8) << " s, share " << message(s) / 8
+                 << " s");
+    check_within_one_percent(t.at("ring/" + std::to_string(static_cast<long>(s))),
+                             2 * 7 * step + 7 * s / 8 * kGamma);
   }
   // At 1 MiB the share (128 KiB pieces at the 1 MiB rate) is what sets the pace.
   CHECK(message(1048576.0) / 8 > 3 * message(131072.0));

@@ -37,8 +37,8 @@ TEST_CASE("no arguments: ddl on s822lc_64 from 8 B to 256 MB as a table", "[sim]
 }
 
 TEST_CASE("csv header is exact and --algo all gives every allreduce", "[sim][cli]") {
-  const ChildResult r =
-      run_child(ddlsim() + " --format csv --algo all -b 1K -e 1K --platform " + fixture("star_8.xml"));
+  const ChildResult r = run_child(ddlsim() + " --format csv --algo all -b 1K -e 1K --platform " +
+                                  fixture("star_8.xml"));
   REQUIRE(r.exit_code == 0);
   const auto lines = split(r.out, '\n');
   REQUIRE(lines.size() >= 2);
@@ -51,18 +51,21 @@ TEST_CASE("csv header is exact and --algo all gives every allreduce", "[sim][cli
 }
 
 TEST_CASE("table puts every algorithm side by side", "[sim][cli]") {
-  const ChildResult r = run_child(ddlsim() + " --algo all -b 1K -e 4K --platform " + fixture("star_8.xml"));
+  const ChildResult r =
+      run_child(ddlsim() + " --algo all -b 1K -e 4K --platform " + fixture("star_8.xml"));
   REQUIRE(r.exit_code == 0);
   std::size_t rows = 0;
   for (const std::string& l : split(r.out, '\n'))
     if (!l.empty() && l[0] != '#') ++rows;
   CHECK(rows == 3);
-  for (const char* a : {" ring", " ddl", " rhd", " dbtree", " hier"}) CHECK(r.out.find(a) != std::string::npos);
+  for (const char* a : {" ring", " ddl", " rhd", " dbtree", " hier"})
+    CHECK(r.out.find(a) != std::string::npos);
 }
 
 TEST_CASE("json output is one array of rows", "[sim][cli]") {
   const ChildResult r =
-      run_child(ddlsim() + " --format json --check --algo ring -b 1K -e 2K --platform " + fixture("star_8.xml"));
+      run_child(ddlsim() + " --format json --check --algo ring -b 1K -e 2K --platform " +
+                fixture("star_8.xml"));
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
   REQUIRE(j.size() == 2);
@@ -74,8 +77,9 @@ TEST_CASE("json output is one array of rows", "[sim][cli]") {
 TEST_CASE("help shows the flags and examples", "[sim][cli]") {
   const ChildResult r = run_child(ddlsim() + " --help");
   CHECK(r.exit_code == 0);
-  for (const char* s : {"--minbytes", "--maxbytes", "--stepfactor", "--dtype", "--op", "--iters", "--warmup",
-                        "--check", "--algo", "--dims", "--platform", "--format", "Examples"})
+  for (const char* s :
+       {"--minbytes", "--maxbytes", "--stepfactor", "--dtype", "--op", "--iters", "--warmup",
+        "--check", "--algo", "--dims", "--platform", "--format", "Examples"})
     CHECK(r.out.find(s) != std::string::npos);
 }
 
@@ -86,7 +90,8 @@ TEST_CASE("each bad input is one clear message and a non-zero exit", "[sim][cli]
   check_rejected("--platform " + fixture("star_8.xml") + " --dims 4x4", "'4x4' describe 16 ranks");
   check_rejected("--platform " + fixture("star_8.xml") + " --dims 4x4", "has 8 GPUs");
   check_rejected("--platform " + fixture("star_8.xml") + " --dims 4y2", "bad dims '4y2'");
-  check_rejected("--platform " + fixture("star_8.xml") + " --algo nosuch", "unknown algorithm 'nosuch'");
+  check_rejected("--platform " + fixture("star_8.xml") + " --algo nosuch",
+                 "unknown algorithm 'nosuch'");
   check_rejected("--platform " + fixture("star_8.xml") + " -b 12Q", "bad size '12Q'");
   check_rejected("--platform " + fixture("star_8.xml") + " -e 1.5M", "bad size '1.5M'");
   check_rejected("--platform " + fixture("star_8.xml") + " -b 1M -e 1K", "--minbytes");
@@ -97,8 +102,9 @@ TEST_CASE("each bad input is one clear message and a non-zero exit", "[sim][cli]
 
 TEST_CASE("ddl's exchange per dimension comes from --methods", "[sim][cli]") {
   const auto time_with = [](const std::string& methods) {
-    const ChildResult r = run_child(ddlsim() + " --platform " + platform("star_16.xml") +
-                                    " --algo ddl --dims 4x4 -b 1M -e 1M --format csv --methods " + methods);
+    const ChildResult r =
+        run_child(ddlsim() + " --platform " + platform("star_16.xml") +
+                  " --algo ddl --dims 4x4 -b 1M -e 1M --format csv --methods " + methods);
     INFO(methods << "\nstderr: " << r.err);
     REQUIRE(r.exit_code == 0);
     const auto rows = parse_csv(r.out);

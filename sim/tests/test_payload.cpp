@@ -32,19 +32,21 @@ void check_exact(const std::string& args) {
   const auto rows = parse_csv(r.out);
   CHECK(rows.size() == 8 * ddl::algorithms().size());
   for (const auto& row : rows) {
-    INFO(row.at("algo") << " " << row.at("size") << " B " << row.at("type") << " " << row.at("redop"));
+    INFO(row.at("algo") << " " << row.at("size") << " B " << row.at("type") << " "
+                        << row.at("redop"));
     CHECK(row.at("wrong") == "0");
   }
 }
 
-const std::vector<std::string> kTypeOps = {"-d float -o sum", "-d double -o min", "-d half -o prod",
-                                           "-d bfloat16 -o avg", "-d int32 -o max", "-d int64 -o sum",
-                                           "-d half -o avg"};
+const std::vector<std::string> kTypeOps = {
+    "-d float -o sum", "-d double -o min", "-d half -o prod", "-d bfloat16 -o avg",
+    "-d int32 -o max", "-d int64 -o sum",  "-d half -o avg"};
 
 }  // namespace
 
 TEST_CASE("payload mode is exact for every algorithm on a star", "[sim][payload]") {
-  for (const std::string& to : kTypeOps) check_exact("--platform " + fixture("star_8.xml") + " " + to);
+  for (const std::string& to : kTypeOps)
+    check_exact("--platform " + fixture("star_8.xml") + " " + to);
 }
 
 TEST_CASE("payload mode is exact on a star over every grid shape", "[sim][payload]") {
@@ -57,5 +59,6 @@ TEST_CASE("payload mode is exact with several rings and segments", "[sim][payloa
 }
 
 TEST_CASE("payload mode is exact for every algorithm on s822lc_2", "[sim][payload]") {
-  for (const std::string& to : kTypeOps) check_exact("--platform " + platform("s822lc_2.xml") + " " + to);
+  for (const std::string& to : kTypeOps)
+    check_exact("--platform " + platform("s822lc_2.xml") + " " + to);
 }

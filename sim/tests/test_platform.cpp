@@ -14,7 +14,8 @@ std::string probe_out(const std::string& args) {
   return r.out;
 }
 std::string route(const std::string& file, int src, int dst) {
-  std::string out = probe_out(platform(file) + " route " + std::to_string(src) + " " + std::to_string(dst));
+  std::string out =
+      probe_out(platform(file) + " route " + std::to_string(src) + " " + std::to_string(dst));
   if (!out.empty() && out.back() == '\n') out.pop_back();
   return out;
 }
@@ -24,7 +25,8 @@ TEST_CASE("ranks map node-major: rank = node * 4 + gpu", "[sim][platform]") {
   const auto lines = split(probe_out(platform("s822lc_2.xml") + " hosts"), '\n');
   REQUIRE(lines.size() == 8);
   for (int r = 0; r < 8; ++r)
-    CHECK(lines[static_cast<std::size_t>(r)] == std::to_string(r) + " n" + std::to_string(r / 4) + "-gpu" + std::to_string(r % 4));
+    CHECK(lines[static_cast<std::size_t>(r)] ==
+          std::to_string(r) + " n" + std::to_string(r / 4) + "-gpu" + std::to_string(r % 4));
 }
 
 TEST_CASE("GPU0 -> GPU1 uses only their NVLink pair", "[sim][platform]") {
@@ -38,7 +40,8 @@ TEST_CASE("GPU0 -> GPU2 goes through CPU0, the X-bus and CPU1", "[sim][platform]
 }
 
 TEST_CASE("node 0 GPU0 -> node 1 GPU0 goes through HCA 0 and the switch", "[sim][platform]") {
-  CHECK(route("s822lc_2.xml", 0, 4) == "n0-nvl-gpu0-cpu0_UP n0-hca0_UP leaf0 n1-hca0_DOWN n1-nvl-gpu0-cpu0_DOWN");
+  CHECK(route("s822lc_2.xml", 0, 4) ==
+        "n0-nvl-gpu0-cpu0_UP n0-hca0_UP leaf0 n1-hca0_DOWN n1-nvl-gpu0-cpu0_DOWN");
 }
 
 TEST_CASE("across leaf switches the route climbs to the spine and back", "[sim][platform]") {

@@ -18,11 +18,14 @@ using ddl::harness::TraceEvent;
 namespace {
 
 std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("ddl_sim_" + std::to_string(getpid()) + "_" + name)).string();
+  return (std::filesystem::temp_directory_path() /
+          ("ddl_sim_" + std::to_string(getpid()) + "_" + name))
+      .string();
 }
 
 void check_trace_rejected(const std::string& args, const std::string& names) {
-  check_rejected_command(ddlsim() + " --platform " + fixture("star_8.xml") + " -b 1K -e 1K " + args, names);
+  check_rejected_command(ddlsim() + " --platform " + fixture("star_8.xml") + " -b 1K -e 1K " + args,
+                         names);
 }
 
 }  // namespace
@@ -50,7 +53,8 @@ TEST_CASE("ddlsim --trace: ring on 8 ranks, event by event, in simulated time", 
   CHECK(last - first == Approx(std::stod(rows[0].at("time_us"))).epsilon(1e-3));
 }
 
-TEST_CASE("ddlsim --trace jsonl holds every case and iteration, and ddltrace exports it", "[sim][trace]") {
+TEST_CASE("ddlsim --trace jsonl holds every case and iteration, and ddltrace exports it",
+          "[sim][trace]") {
   const std::string path = temp_path("sweep.jsonl"), chrome = temp_path("sweep.json");
   const ChildResult r = run_child(ddlsim() + " --platform " + fixture("star_8.xml") +
                                   " --algo ring,ddl -b 1K -e 2K -n 2 -w 1 --trace " + path);
@@ -84,9 +88,11 @@ TEST_CASE("ddlsim --trace jsonl holds every case and iteration, and ddltrace exp
 }
 
 TEST_CASE("ddlsim --trace: a bad path or extension is one clear message", "[sim][trace]") {
-  check_trace_rejected("--trace /nonexistent-dir/t.csv", "cannot write trace file '/nonexistent-dir/t.csv'");
+  check_trace_rejected("--trace /nonexistent-dir/t.csv",
+                       "cannot write trace file '/nonexistent-dir/t.csv'");
   check_trace_rejected("--trace " + temp_path("t.txt"), "must end in .csv or .jsonl");
-  check_trace_rejected("--trace " + temp_path("t.csv") + " --workload resnet50", "--trace records collective sweeps");
+  check_trace_rejected("--trace " + temp_path("t.csv") + " --workload resnet50",
+                       "--trace records collective sweeps");
   CHECK_FALSE(std::filesystem::exists(temp_path("t.csv")));
 }
 

@@ -19,24 +19,30 @@ constexpr double kAlpha = 1e-6, kBeta = 1e-10, kGamma = 3.0 / 100e9;
 
 // Ring allreduce of n bytes on two ranks: a reduce-scatter step and an allgather step of n/2
 // bytes each, one reduce of n/2 bytes.
-double allreduce2(double n) { return 2 * (kAlpha + n / 2 * kBeta) + n / 2 * kGamma; }
+double allreduce2(double n) {
+  return 2 * (kAlpha + n / 2 * kBeta) + n / 2 * kGamma;
+}
 
 // 3 ms of compute at batch 1: forward 1 ms, backward 2 ms, split 1:1:2 by multiply-adds, so
 // forward l0 0.25, l1 0.25, l2 0.5 ms; backward l2 1, l1 0.5, l0 0.5 ms. Gradients: l0 1 MB,
 // l1 1 MB, l2 10 MB.
 std::string three_layers() {
-  const fs::path path = fs::temp_directory_path() / ("ddl_workload_three_layers_" + std::to_string(getpid()) + ".csv");
+  const fs::path path = fs::temp_directory_path() /
+                        ("ddl_workload_three_layers_" + std::to_string(getpid()) + ".csv");
   std::ofstream(path) << "# model = three\n# reference_batch = 1\n# reference_iteration_ms = 3\n"
                          "# backward_to_forward = 2\nlayer,kind,params,forward_macs\n"
                          "l0,conv,250000,1\nl1,conv,250000,1\nl2,fc,2500000,2\n";
   return path.string();
 }
 
-std::map<std::string, std::string> one_row(const std::string& args, const std::string& platform_file = platform("two_hosts.xml")) {
-  const ChildResult r = run_child(ddlsim() + " --format csv --platform " + platform_file + " " + args);
+std::map<std::string, std::string> one_row(
+    const std::string& args, const std::string& platform_file = platform("two_hosts.xml")) {
+  const ChildResult r =
+      run_child(ddlsim() + " --format csv --platform " + platform_file + " " + args);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  REQUIRE(r.out.rfind("gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency\n", 0) == 0);
+  REQUIRE(r.out.rfind("gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency\n",
+                      0) == 0);
   const auto rows = parse_csv(r.out);
   REQUIRE(rows.size() == 1);
   return rows[0];
@@ -49,8 +55,12 @@ void check_ms(const std::string& cell, double expected_s) {
 
 }  // namespace
 
-TEST_CASE("workload, one bucket per layer: an allreduce that outlasts a layer delays the next, not compute", "[sim][workload]") {
-  const auto row = one_row("--workload " + three_layers() + " --algo ring --bucket 1 --first-bucket 1");
+TEST_CASE(
+    "workload, one bucket per layer: an allreduce that outlasts a layer delays the next, not "
+    "compute",
+    "[sim][workload]") {
+  const auto row =
+      one_row("--workload " + three_layers() + " --algo ring --bucket 1 --first-bucket 1");
   // Buckets in backward order: l2 ready at 2 ms, l1 at 2.5 ms, l0 at 3 ms (end of backward).
   const double b0 = 2e-3 + allreduce2(10e6);
   const double b1 = std::max(2.5e-3, b0) + allreduce2(1e6);
@@ -70,8 +80,9 @@ TEST_CASE("workload allreduces pay for receives into the gradients they sent", "
   // two_hosts_peer_read.xml: two_hosts where a message into bytes its receiver last sent takes
   // twice as long. Each bucket's allgather step receives the half its reduce-scatter step sent;
   // the backward pass rewrites every gradient, so each iteration starts afresh.
-  const auto row = one_row("--workload " + three_layers() + " --algo ring --bucket 1 --first-bucket 1 -n 3",
-                           fixture("two_hosts_peer_read.xml"));
+  const auto row =
+      one_row("--workload " + three_layers() + " --algo ring --bucket 1 --first-bucket 1 -n 3",
+              fixture("two_hosts_peer_read.xml"));
   auto allreduce = [](double n) { return (kAlpha + n / 2 * kBeta) * (1 + 2) + n / 2 * kGamma; };
   const double b0 = 2e-3 + allreduce(10e6);
   const double b1 = std::max(2.5e-3, b0) + allreduce(1e6);
@@ -81,7 +92,8 @@ TEST_CASE("workload allreduces pay for receives into the gradients they sent", "
   check_ms(row.at("compute_ms"), 3e-3 + optimizer);
 }
 
-TEST_CASE("workload, DDP buckets: l2 alone in the first, l1 and l0 together in the last", "[sim][workload]") {
+TEST_CASE("workload, DDP buckets: l2 alone in the first, l1 and l0 together in the last",
+          "[sim][workload]") {
   const auto row = one_row("--workload " + three_layers() + " --algo ring --batch 2");
   // Batch 2 doubles every compute time: l2's bucket is ready at 4 ms, the last one at 6 ms.
   const double b0 = 4e-3 + allreduce2(10e6);
@@ -102,15 +114,18 @@ TEST_CASE("workload resnet50 prints one table row per algorithm", "[sim][workloa
   CHECK(r.out.find("\n      2      ddl") != std::string::npos);
 }
 
-TEST_CASE("workload sweep runs every size of the platform family, one row per GPU count", "[sim][workload]") {
-  const fs::path dir = fs::temp_directory_path() / ("ddl_workload_family_" + std::to_string(getpid()));
+TEST_CASE("workload sweep runs every size of the platform family, one row per GPU count",
+          "[sim][workload]") {
+  const fs::path dir =
+      fs::temp_directory_path() / ("ddl_workload_family_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy_file(platform("two_hosts.xml"), dir / "fam_2.xml");
   fs::copy_file(fixture("star_8.xml"), dir / "fam_8.xml");
   fs::copy_file(fixture("star_8.xml"), dir / "other_4.xml");  // another family: not swept
-  const ChildResult r = run_child(ddlsim() + " --format csv --platform " + (dir / "fam_8.xml").string() +
-                                  " --sweep --workload " + three_layers() + " --algo ring");
+  const ChildResult r =
+      run_child(ddlsim() + " --format csv --platform " + (dir / "fam_8.xml").string() +
+                " --sweep --workload " + three_layers() + " --algo ring");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   const auto rows = parse_csv(r.out);
@@ -131,7 +146,8 @@ TEST_CASE("bad workload inputs: one clear message, non-zero exit", "[sim][worklo
       {"--workload resnet50 --bucket lots", "bad --bucket 'lots'"},
       {"--workload resnet50 --first-bucket 0", "--first-bucket must be at least 1 byte"},
       {"--workload resnet50 --batch 0", "--batch must be at least 1"},
-      {"--workload resnet50 --sweep --platform " + platform("two_hosts.xml"), "--sweep needs a platform named"},
+      {"--workload resnet50 --sweep --platform " + platform("two_hosts.xml"),
+       "--sweep needs a platform named"},
       {"--workload resnet50 --sweep --dims 4x16x4", "--dims does not go with --sweep"},
       {"--workload resnet50 --check", "--check does not go with --workload"},
       {"--workload resnet50 --algo allgather", "needs allreduce algorithms"},
@@ -153,13 +169,15 @@ TEST_CASE("bad workload inputs: one clear message, non-zero exit", "[sim][worklo
 }
 
 TEST_CASE("workload sweep stops at --sweep-max-gpus", "[sim][workload]") {
-  const fs::path dir = fs::temp_directory_path() / ("ddl_workload_limit_" + std::to_string(getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("ddl_workload_limit_" + std::to_string(getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::copy_file(platform("two_hosts.xml"), dir / "fam_2.xml");
   fs::copy_file(fixture("star_8.xml"), dir / "fam_8.xml");
   const std::string sweep = ddlsim() + " --format csv --platform " + (dir / "fam_8.xml").string() +
-                            " --sweep --workload " + three_layers() + " --algo ring --sweep-max-gpus ";
+                            " --sweep --workload " + three_layers() +
+                            " --algo ring --sweep-max-gpus ";
   for (const auto& [limit, gpus] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"1", {}}, {"2", {"2"}}, {"7", {"2"}}, {"8", {"2", "8"}}}) {
     const ChildResult r = run_child(sweep + limit);
@@ -170,14 +188,17 @@ TEST_CASE("workload sweep stops at --sweep-max-gpus", "[sim][workload]") {
     for (std::size_t i = 0; i < rows.size(); ++i) CHECK(rows[i].at("gpus") == gpus[i]);
   }
   // A single platform over the limit runs nothing.
-  const ChildResult one = run_child(ddlsim() + " --format csv --platform " + (dir / "fam_8.xml").string() +
-                                    " --workload " + three_layers() + " --algo ring --sweep-max-gpus 4");
+  const ChildResult one =
+      run_child(ddlsim() + " --format csv --platform " + (dir / "fam_8.xml").string() +
+                " --workload " + three_layers() + " --algo ring --sweep-max-gpus 4");
   REQUIRE(one.exit_code == 0);
   CHECK(parse_csv(one.out).empty());
   fs::remove_all(dir);
   for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
-           {"--workload resnet50 --sweep --sweep-max-gpus 0", "--sweep-max-gpus must be at least 1, got 0"},
-           {"--workload resnet50 --sweep --methods ring,hd", "--methods does not go with --sweep"}}) {
+           {"--workload resnet50 --sweep --sweep-max-gpus 0",
+            "--sweep-max-gpus must be at least 1, got 0"},
+           {"--workload resnet50 --sweep --methods ring,hd",
+            "--methods does not go with --sweep"}}) {
     INFO(args);
     const ChildResult r = run_child(ddlsim() + " " + args);
     CHECK(r.exit_code != 0);
