@@ -3,6 +3,7 @@
 #include <mpi-ext.h>  // Open MPI's MPIX_Query_cuda_support
 
 #include "algorithms/error.hpp"
+#include "real/bounded_mpi.hpp"
 #include "real/bounded_wait.hpp"
 #include "real/cuda_communicator_impl.hpp"
 #include "real/cuda_kernels.hpp"
@@ -70,7 +71,11 @@ CudaCommunicator::Impl::Impl(MPI_Comm comm, const CudaConfig& cfg)
 #ifdef DDL_HAVE_NCCL
     ncclUniqueId id{};
     if (mpi.rank() == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, mpi.comm()), "MPI_Bcast (NCCL unique id)");
+    // Bounded like every wait of the real backend: a stopped rank 0 must not hang the others.
+    MPI_Request req = MPI_REQUEST_NULL;
+    check_mpi(MPI_Ibcast(&id, sizeof id, MPI_BYTE, 0, mpi.comm(), &req),
+              "MPI_Ibcast (NCCL unique id)");
+    wait_bounded(req, mpi.comm(), cfg.timeout_s, "the broadcast of the NCCL unique id");
     check_nccl(ncclCommInitRank(&nccl, mpi.size(), id, mpi.rank()), "ncclCommInitRank");
 #else
     throw InvalidArgument(
