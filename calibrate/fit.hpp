@@ -42,4 +42,16 @@ double evaluate(const std::vector<Segment>& segments, double bytes);
 // |fit - measured| / measured, in percent.
 double residual_pct(const std::vector<Segment>& segments, const Point& p);
 
+// Sum over `points` of the squared relative error of predict(model, point) against the point's
+// measured seconds: what the capacity fits minimise (predict is found beside the model's type).
+template <typename Model, typename MeasuredPoint>
+double squared_relative_error(const Model& model, const std::vector<MeasuredPoint>& points) {
+  double e = 0;
+  for (const MeasuredPoint& p : points) {
+    const double r = (predict(model, p) - p.seconds) / p.seconds;
+    e += r * r;
+  }
+  return e;
+}
+
 }  // namespace ddl::calibrate

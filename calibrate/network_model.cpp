@@ -35,15 +35,6 @@ const ClassPingpong* find(const std::vector<ClassPingpong>& lone, LinkClass c) {
   return nullptr;
 }
 
-double squared_error(const NetworkModel& m, const std::vector<NetworkPoint>& points) {
-  double e = 0;
-  for (const NetworkPoint& p : points) {
-    const double r = (predict(m, p) - p.seconds) / p.seconds;
-    e += r * r;
-  }
-  return e;
-}
-
 // Sets every class's route latency and bottleneck from the links' figures.
 void set_routes(NetworkModel& m) {
   for (ClassFit& c : m.classes) {
@@ -111,7 +102,7 @@ void fit_duplex(NetworkModel& m, const std::vector<NetworkPoint>& points) {
     for (double k : candidates) {
       NetworkModel trial = m;
       trial.duplex_by_flows = {{c.flows, k}};
-      const double e = squared_error(trial, c.points);
+      const double e = squared_relative_error(trial, c.points);
       if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best = k;
     }
     // Within the tolerance of not binding: not binding.
@@ -230,7 +221,7 @@ NetworkModel fit_network(const Topology& t, const std::vector<ClassPingpong>& lo
     NetworkModel trial = m;
     trial.uplink_bandwidth = c;
     set_routes(trial);
-    const double e = squared_error(trial, up);
+    const double e = squared_relative_error(trial, up);
     if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best = c;
   }
   m.uplink_bandwidth = best;

@@ -9,18 +9,6 @@
 #include "algorithms/error.hpp"
 
 namespace ddl::calibrate {
-namespace {
-
-double squared_error(const PlatformModel& m, const std::vector<ContendedPoint>& points) {
-  double e = 0;
-  for (const ContendedPoint& p : points) {
-    const double r = (predict(m, p) - p.seconds) / p.seconds;
-    e += r * r;
-  }
-  return e;
-}
-
-}  // namespace
 
 double lone_flow_capacity(const std::vector<Segment>& segments, double largest_bytes) {
   double need = 0;
@@ -101,7 +89,7 @@ void choose_capacities(PlatformModel& m, const std::vector<ContendedPoint>& poin
       PlatformModel trial = m;
       trial.bus_by_flows.clear();
       trial.bus_bandwidth = k * reference;
-      const double e = squared_error(trial, same);
+      const double e = squared_relative_error(trial, same);
       if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best_k = k;
     }
     m.bus_by_flows.push_back({flows, best_k * reference});

@@ -34,9 +34,9 @@ std::vector<std::string> join_check_values(int argc, const char* const* argv) {
 
 namespace {
 
-// Boost 1.74 fills its error messages by replacing each placeholder ("%value%",
-// "%canonical_option%", ...) until none is left, so a value or option name that itself holds a
-// placeholder makes what() loop forever (`-n %value%`, found by fuzz_command_line). Such an
+// Boost 1.74 fills its error messages by substituting each %name% token ("%value%",
+// "%canonical_option%", ...) until none is left, so a value or option name that itself holds
+// such a token makes what() loop forever (`-n %value%`, found by fuzz_command_line). Such an
 // argument is parsed again with every '%' spelled as a fullwidth percent sign, which boost
 // leaves alone, to get the message, and the sign is turned back into '%' in it.
 constexpr std::string_view kPercent = "%", kStandIn = "\xEF\xBC\x85";  // U+FF05
