@@ -30,6 +30,7 @@
 #include <algorithm>
 
 #include "algorithms/collectives.hpp"
+#include "algorithms/schedule_cost.hpp"
 
 namespace ddl {
 
@@ -158,6 +159,12 @@ void allreduce_dbtree(Communicator& comm, MutView buf, DType type, ReduceOp op,
   // The chunks are the pipeline's segments already: the executor need not cut them again.
   execute(comm, buf, type, reduction_op(op), schedules, {0, opts.tag_base});
   finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
+}
+
+double allreduce_dbtree_cost(const CostQuery& q) {
+  const int p = q.dims.rank_count();
+  return price_schedules(
+      q, [&](int r) { return dbtree_schedules(p, r, q.bytes, 1, q.options.segment_bytes); });
 }
 
 }  // namespace ddl

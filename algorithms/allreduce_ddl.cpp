@@ -7,7 +7,8 @@
 // then runs back along k, ..., 1. With rings = R the buffer is cut into R *slices* that run
 // concurrently, slice j walking the dimensions in rotated order starting at dimension j mod k,
 // so every link class is busy at once. Inside a dimension the exchange is a ring (d_i - 1
-// steps) or halving-doubling (log2 d_i steps, power-of-two d_i) per Options::methods.
+// steps) or halving-doubling (log2 d_i steps, power-of-two d_i) per Options::methods, its
+// distances near-first or far-first per Options::hd_order (see allreduce_rhd.cpp).
 //
 // Cost (R = 1, rings in every dimension, S_i = S / (d_1 ... d_{i-1})):
 //   sum_i [ 2 (d_i - 1) α_i + 2 (d_i - 1)/d_i S_i β_i + (d_i - 1)/d_i S_i γ ]
@@ -20,6 +21,7 @@
 #include "algorithms/collectives.hpp"
 #include "algorithms/halving_doubling_steps.hpp"
 #include "algorithms/ring_steps.hpp"
+#include "algorithms/schedule_cost.hpp"
 
 namespace ddl {
 
@@ -71,17 +73,19 @@ std::vector<Schedule> ddl_schedules(const Dims& dims, int rank, std::size_t coun
     for (int dim : order) {
       Group group{dims.group(rank, dim), coords[static_cast<std::size_t>(dim)]};
       const bool hd = method_of(options, dim) == IntraMethod::halving_doubling;
-      append(schedule, hd ? hd_reduce_scatter(group, piece, elem_size, dim)
+      append(schedule, hd ? hd_reduce_scatter(group, piece, elem_size, dim, options.hd_order)
                           : ring_reduce_scatter(group, piece, elem_size, dim));
       pieces.push_back(piece);
       groups.push_back(group);
+      // The block this member holds reduced: its own for a ring, hd's (order-dependent) one.
+      const int owned = hd ? hd_owned_block(group.me, group.size(), options.hd_order) : group.me;
       piece = partition(piece, static_cast<std::size_t>(group.size()),
-                        elem_size)[static_cast<std::size_t>(group.me)];
+                        elem_size)[static_cast<std::size_t>(owned)];
     }
     for (std::size_t i = order.size(); i-- > 0;) {
       const int dim = order[i];
       const bool hd = method_of(options, dim) == IntraMethod::halving_doubling;
-      append(schedule, hd ? hd_allgather(groups[i], pieces[i], elem_size, dim)
+      append(schedule, hd ? hd_allgather(groups[i], pieces[i], elem_size, dim, options.hd_order)
                           : ring_allgather(groups[i], pieces[i], elem_size, dim));
     }
     schedules.push_back(std::move(schedule));
@@ -98,6 +102,12 @@ void allreduce_ddl(Communicator& comm, MutView buf, DType type, ReduceOp op, con
       ddl_schedules(dims, comm.rank(), count, dtype_size(type), opts);
   execute(comm, buf, type, reduction_op(op), schedules, {opts.segment_bytes, opts.tag_base});
   finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
+}
+
+double allreduce_ddl_cost(const CostQuery& q) {
+  const Dims grid = algorithm_grid(q);
+  check_options(grid, q.options);
+  return price_schedules(q, [&](int r) { return ddl_schedules(grid, r, q.bytes, 1, q.options); });
 }
 
 }  // namespace ddl

@@ -31,6 +31,7 @@
 #include "algorithms/collectives.hpp"
 #include "algorithms/hier_steps.hpp"
 #include "algorithms/ring_steps.hpp"
+#include "algorithms/schedule_cost.hpp"
 #include "algorithms/tree_steps.hpp"
 
 namespace ddl {
@@ -90,6 +91,14 @@ void allreduce_hier(Communicator& comm, MutView buf, DType type, ReduceOp op, co
       hier_allreduce(dims, comm.rank(), Block{0, buf.bytes}, dtype_size(type), opts.segment_bytes);
   execute(comm, buf, type, reduction_op(op), std::span(&s, 1), {opts.segment_bytes, opts.tag_base});
   finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
+}
+
+double allreduce_hier_cost(const CostQuery& q) {
+  const Dims grid = algorithm_grid(q);
+  return price_schedules(q, [&](int r) {
+    return std::vector<Schedule>{
+        hier_allreduce(grid, r, Block{0, q.bytes}, 1, q.options.segment_bytes)};
+  });
 }
 
 }  // namespace ddl

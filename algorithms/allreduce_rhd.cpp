@@ -3,9 +3,12 @@
 //
 // Vocabulary: p' = the largest power of two <= p are the *survivors*; the r = p - p' other
 // ranks are *folded*. Blocks are partition(count, p') over the survivors' new ranks; at each
-// halving step a survivor swaps half of the blocks it still holds with the partner at
-// distance p'/2, p'/4, ..., 1 and reduces the half it keeps, so it ends with one reduced
-// block; the doubling steps retrace those exchanges without reducing.
+// halving step a survivor swaps half of the blocks it still holds with its partner and reduces
+// the half it keeps, so it ends with one reduced block; the doubling steps retrace those
+// exchanges without reducing. *Order* (Options::hd_order) is the sequence of partner distances:
+// near (the default, MPICH's) 1, 2, ..., p'/2, so with node-major ranks the first and largest
+// halves cross the fastest links (NVLink inside a node) and only the small ones the network;
+// far p'/2, ..., 1, the largest half over the longest distance.
 //
 // Fix-up for p not a power of two (MPICH's convention): among the first 2r ranks, each even
 // rank 2j sends its whole buffer to 2j+1, which reduces it (*fold*) and takes new rank j; the
@@ -15,14 +18,18 @@
 // steps; splitting the fold into half-buffer exchanges would move fewer bytes per link but
 // add steps, which is the wrong trade where rhd is chosen (latency-bound sizes).
 //
-// Cost for p a power of two (every step pays the largest transfer of any rank):
+// Cost for p a power of two, on one link class (every step pays the largest transfer of any
+// rank; either order moves the same bytes, the classes they cross differ):
 //   2 log2(p) α + 2 (p-1)/p S β + (p-1)/p S γ
 // Otherwise the same with p' for p, plus the fix-up: fold α + S β + S γ, unfold α + S β, i.e.
 //   (2 log2(p') + 2) α + (2 (p'-1)/p' + 2) S β + ((p'-1)/p' + 1) S γ.
+// On several classes the step at distance m crosses the class where ranks i and i^m differ:
+// near-first pays the inner class for S/2, far-first the outer one (schedule_cost prices it).
 #include "algorithms/allreduce_rhd.hpp"
 
 #include "algorithms/collectives.hpp"
 #include "algorithms/halving_doubling_steps.hpp"
+#include "algorithms/schedule_cost.hpp"
 
 namespace ddl {
 
@@ -33,7 +40,8 @@ int rhd_survivors(int ranks) {
   return survivors;
 }
 
-Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_size) {
+Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_size,
+                      HdOrder order) {
   DDL_CHECK(rank >= 0 && rank < ranks, "rhd: rank out of range");
   const int survivors = rhd_survivors(ranks), folded = ranks - survivors;
   const Block all{0, count * elem_size};
@@ -58,8 +66,8 @@ Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_s
   }
   if (folded > 0) schedule.push_back(fold);
   if (survives) {
-    const Schedule rs = hd_reduce_scatter(group, all, elem_size, -1);
-    const Schedule ag = hd_allgather(group, all, elem_size, -1);
+    const Schedule rs = hd_reduce_scatter(group, all, elem_size, -1, order);
+    const Schedule ag = hd_allgather(group, all, elem_size, -1, order);
     schedule.insert(schedule.end(), rs.begin(), rs.end());
     schedule.insert(schedule.end(), ag.begin(), ag.end());
   } else {
@@ -74,9 +82,16 @@ Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_s
 void allreduce_rhd(Communicator& comm, MutView buf, DType type, ReduceOp op, const Options& opts) {
   const std::size_t count = element_count(buf, type);
   if (comm.size() == 1 || buf.bytes == 0) return;
-  const Schedule s = rhd_schedule(comm.size(), comm.rank(), count, dtype_size(type));
+  const Schedule s = rhd_schedule(comm.size(), comm.rank(), count, dtype_size(type), opts.hd_order);
   execute(comm, buf, type, reduction_op(op), std::span(&s, 1), {opts.segment_bytes, opts.tag_base});
   finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
+}
+
+double allreduce_rhd_cost(const CostQuery& q) {
+  const int p = q.dims.rank_count();
+  return price_schedules(q, [&](int r) {
+    return std::vector<Schedule>{rhd_schedule(p, r, q.bytes, 1, q.options.hd_order)};
+  });
 }
 
 }  // namespace ddl

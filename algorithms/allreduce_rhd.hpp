@@ -3,6 +3,7 @@
 
 #include <cstddef>
 
+#include "algorithms/registry.hpp"
 #include "algorithms/schedule.hpp"
 
 namespace ddl {
@@ -12,8 +13,8 @@ int rhd_survivors(int ranks);
 
 // The whole rhd schedule of `rank` among `ranks` over a buffer of `count` elements:
 // one fold step (only when ranks is not a power of two), log2 p' halving steps, log2 p'
-// doubling steps, one unfold step. Every rank gets the same number of steps; a folded-away
-// rank's middle steps are empty.
-Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_size);
+// doubling steps (distances in `order`), one unfold step. Every rank gets the same number of steps;
+// a folded-away rank's middle steps are empty.
+Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_size, HdOrder order);
 
 }  // namespace ddl

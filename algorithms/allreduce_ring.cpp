@@ -8,6 +8,7 @@
 // ring crosses (every step waits for its slowest transfer).
 #include "algorithms/collectives.hpp"
 #include "algorithms/ring_steps.hpp"
+#include "algorithms/schedule_cost.hpp"
 
 namespace ddl {
 
@@ -19,6 +20,17 @@ void allreduce_ring(Communicator& comm, MutView buf, DType type, ReduceOp op, co
   run_ring(comm, buf, type, reduction_op(op), group, {0, buf.bytes}, true, exec);
   run_ring(comm, buf, type, reduction_op(op), group, {0, buf.bytes}, false, exec);
   finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
+}
+
+double allreduce_ring_cost(const CostQuery& q) {
+  const int p = q.dims.rank_count();
+  return price_schedules(q, [&](int r) {
+    const Group group = world_group(p, r);
+    Schedule s = ring_reduce_scatter(group, {0, q.bytes}, 1, -1);
+    const Schedule ag = ring_allgather(group, {0, q.bytes}, 1, -1);
+    s.insert(s.end(), ag.begin(), ag.end());
+    return std::vector<Schedule>{std::move(s)};
+  });
 }
 
 }  // namespace ddl

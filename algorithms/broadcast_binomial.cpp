@@ -8,6 +8,7 @@
 // Cost: ceil(log2 p) (α + S β). Fewer steps than the chain (latency-bound sizes win), but
 // every step moves all S bytes (bandwidth-bound sizes lose).
 #include "algorithms/collectives.hpp"
+#include "algorithms/schedule_cost.hpp"
 #include "algorithms/tree_steps.hpp"
 
 namespace ddl {
@@ -21,6 +22,15 @@ void broadcast_binomial(Communicator& comm, MutView buf, DType type, ReduceOp op
   const Schedule s =
       binomial_broadcast(world_group(comm), opts.root, Block{0, buf.bytes}, dtype_size(type), -1);
   execute(comm, buf, type, ReduceOp::sum, std::span(&s, 1), {opts.segment_bytes, opts.tag_base});
+}
+
+double broadcast_binomial_cost(const CostQuery& q) {
+  const int p = q.dims.rank_count();
+  check_root(q.options.root, p);
+  return price_schedules(q, [&](int r) {
+    return std::vector<Schedule>{
+        binomial_broadcast(world_group(p, r), q.options.root, {0, q.bytes}, 1, -1)};
+  });
 }
 
 }  // namespace ddl

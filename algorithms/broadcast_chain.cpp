@@ -10,6 +10,7 @@
 // one more chunk per step after that. Best c = sqrt((p-2) S β / α), so for large S the time
 // approaches S β, independent of p.
 #include "algorithms/collectives.hpp"
+#include "algorithms/schedule_cost.hpp"
 #include "algorithms/tree_steps.hpp"
 
 namespace ddl {
@@ -23,6 +24,15 @@ void broadcast_chain(Communicator& comm, MutView buf, DType type, ReduceOp op,
   const Schedule s = chain_broadcast(world_group(comm), opts.root, Block{0, buf.bytes},
                                      dtype_size(type), opts.segment_bytes, -1);
   execute(comm, buf, type, ReduceOp::sum, std::span(&s, 1), {opts.segment_bytes, opts.tag_base});
+}
+
+double broadcast_chain_cost(const CostQuery& q) {
+  const int p = q.dims.rank_count();
+  check_root(q.options.root, p);
+  return price_schedules(q, [&](int r) {
+    return std::vector<Schedule>{chain_broadcast(world_group(p, r), q.options.root, {0, q.bytes}, 1,
+                                                 q.options.segment_bytes, -1)};
+  });
 }
 
 }  // namespace ddl

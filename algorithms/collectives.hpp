@@ -1,4 +1,5 @@
-// Entry points of every algorithm (signature: see AlgorithmFn in registry.hpp). One file each.
+// Entry points of every algorithm (signature: see AlgorithmFn in registry.hpp) and their cost
+// functions (CostFn), each defined beside its runner. One file each.
 #pragma once
 
 #include "algorithms/registry.hpp"
@@ -16,5 +17,16 @@ void reduce_scatter_ring(Communicator&, MutView, DType, ReduceOp, const Options&
 void allgather_ring(Communicator&, MutView, DType, ReduceOp, const Options&);
 void broadcast_chain(Communicator&, MutView, DType, ReduceOp, const Options&);
 void broadcast_binomial(Communicator&, MutView, DType, ReduceOp, const Options&);
+
+double allreduce_ring_cost(const CostQuery&);
+double allreduce_ddl_cost(const CostQuery&);
+double allreduce_rhd_cost(const CostQuery&);
+double allreduce_dbtree_cost(const CostQuery&);
+double allreduce_hier_cost(const CostQuery&);
+double allreduce_auto_cost(const CostQuery&);
+double reduce_scatter_ring_cost(const CostQuery&);
+double allgather_ring_cost(const CostQuery&);
+double broadcast_chain_cost(const CostQuery&);
+double broadcast_binomial_cost(const CostQuery&);
 
 }  // namespace ddl

@@ -1,6 +1,7 @@
-// Analytical α-β-γ cost of each algorithm, as plain functions of the grid, the per-dimension
-// link costs and the reduction cost. Used by `auto` (argmin) and printed beside every measured
-// or simulated time, so model, simulation and measurement sit side by side.
+// Analytical α-β-γ cost of each algorithm: the cost function it registers beside its runner
+// (registry.hpp), which for every schedule-built algorithm prices its own schedules
+// (schedule_cost.hpp). Used by `auto` (argmin over the table) and printed beside every
+// measured or simulated time, so model, simulation and measurement sit side by side.
 //
 //   α  latency of one message on a link class (s)
 //   β  time per byte on that link class (s/B, i.e. 1 / bandwidth)
@@ -8,28 +9,31 @@
 //   S  bytes of the whole buffer, p ranks, d_i the extent of dimension i
 // With CostParams::message each message pays α and β of its own size; with
 // CostParams::peer_read the receives that land in bytes the receiver sent earlier in the same
-// allreduce (its second half) take that many times their own time.
+// allreduce (its second half) take that many times their own time. With a Topology the links
+// of each message's route are priced with the flows that share them (contention).
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
-#include <vector>
 
 #include "algorithms/cost_params.hpp"
 #include "algorithms/dims.hpp"
 #include "algorithms/registry.hpp"
+#include "algorithms/topology.hpp"
 
 namespace ddl {
 
 // Predicted time of algorithm `name` (a registered allreduce, reduce_scatter, allgather or
 // broadcast algorithm) for a buffer of `bytes` on grid `dims`. Throws InvalidArgument for an
-// unknown name or a per_dim size that differs from dims.count().
+// unknown name, a per_dim size that differs from dims.count() or a topology of another size.
 double model_time(std::string_view name, const Dims& dims, const CostParams& params,
-                  std::size_t bytes, const Options& options);
+                  std::size_t bytes, const Options& options, const Topology* topology = nullptr);
 
-// The allreduce algorithm with the least model_time (excluding auto itself).
+// The allreduce algorithm with the least model_time (excluding auto itself); ties go to the
+// earlier entry of the table.
 std::string best_allreduce(const Dims& dims, const CostParams& params, std::size_t bytes,
-                           const Options& options);
+                           const Options& options, const Topology* topology = nullptr);
 
 // The figures `auto` assumes when it is given none: every dimension 1 us and 10 GB/s,
 // reduction at 100 GB/s.

@@ -13,8 +13,8 @@ struct LinkCost {
 };
 
 struct CostParams {
-  // One entry per dimension of the grid (innermost first). Flat algorithms over a multi-
-  // dimensional grid pay the slowest class that their ring or tree crosses.
+  // One entry per dimension of the grid (innermost first). A message between two ranks uses
+  // the class of the outermost dimension in which they differ (schedule_cost.hpp).
   std::vector<LinkCost> per_dim;
   double gamma = 0;  // s per reduced byte
   // Optional: the link cost of one message of `bytes` on dimension `dim`, where it depends on

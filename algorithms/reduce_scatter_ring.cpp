@@ -4,6 +4,7 @@
 // Cost: (p-1) α + (p-1)/p S β + (p-1)/p S γ.
 #include "algorithms/collectives.hpp"
 #include "algorithms/ring_steps.hpp"
+#include "algorithms/schedule_cost.hpp"
 
 namespace ddl {
 
@@ -17,6 +18,13 @@ void reduce_scatter_ring(Communicator& comm, MutView buf, DType type, ReduceOp o
                                elem)[static_cast<std::size_t>(comm.rank())];
   finish_average(comm, buf.slice(mine.offset, mine.bytes), type, op,
                  static_cast<std::size_t>(comm.size()));
+}
+
+double reduce_scatter_ring_cost(const CostQuery& q) {
+  const int p = q.dims.rank_count();
+  return price_schedules(q, [&](int r) {
+    return std::vector<Schedule>{ring_reduce_scatter(world_group(p, r), {0, q.bytes}, 1, -1)};
+  });
 }
 
 }  // namespace ddl

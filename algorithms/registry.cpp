@@ -1,5 +1,10 @@
 #include "algorithms/registry.hpp"
 
+#include <deque>
+#include <mutex>
+#include <unordered_map>
+
+#include "algorithms/algorithm_spec.hpp"
 #include "algorithms/collectives.hpp"
 #include "algorithms/error.hpp"
 
@@ -17,33 +22,67 @@ std::string_view to_string(Collective c) {
 
 const std::vector<Algorithm>& algorithms() {
   static const std::vector<Algorithm> table = {
-      {"ring", Collective::allreduce, allreduce_ring,
+      {"ring", Collective::allreduce, allreduce_ring, allreduce_ring_cost,
        "ring reduce-scatter + allgather over all ranks (bandwidth-optimal)"},
-      {"ddl", Collective::allreduce, allreduce_ddl,
-       "multi-dimensional, multi-ring: reduce-scatter along dims 1..k, allgather k..1"},
-      {"rhd", Collective::allreduce, allreduce_rhd,
-       "Rabenseifner recursive halving-doubling (any rank count)"},
-      {"dbtree", Collective::allreduce, allreduce_dbtree,
+      {"ddl", Collective::allreduce, allreduce_ddl, allreduce_ddl_cost,
+       "multi-dimensional, multi-ring: reduce-scatter along dims 1..k, allgather k..1",
+       kSpecDims | kSpecMethods | kSpecRings | kSpecOrder},
+      {"rhd", Collective::allreduce, allreduce_rhd, allreduce_rhd_cost,
+       "Rabenseifner recursive halving-doubling (any rank count; order=near|far)", kSpecOrder},
+      {"dbtree", Collective::allreduce, allreduce_dbtree, allreduce_dbtree_cost,
        "pipelined double binary tree, each tree carrying half"},
-      {"hier", Collective::allreduce, allreduce_hier,
-       "Horovod-style: reduce in node, ring among leaders, broadcast in node"},
-      {"auto", Collective::allreduce, allreduce_auto,
+      {"hier", Collective::allreduce, allreduce_hier, allreduce_hier_cost,
+       "Horovod-style: reduce in node, ring among leaders, broadcast in node", kSpecDims},
+      {"auto", Collective::allreduce, allreduce_auto, allreduce_auto_cost,
        "argmin of the analytical cost model over the algorithms above"},
-      {"reduce_scatter", Collective::reduce_scatter, reduce_scatter_ring, "ring reduce-scatter"},
-      {"allgather", Collective::allgather, allgather_ring, "ring allgather"},
-      {"broadcast_chain", Collective::broadcast, broadcast_chain, "pipelined chain broadcast"},
-      {"broadcast_binomial", Collective::broadcast, broadcast_binomial, "binomial-tree broadcast"},
+      {"reduce_scatter", Collective::reduce_scatter, reduce_scatter_ring, reduce_scatter_ring_cost,
+       "ring reduce-scatter"},
+      {"allgather", Collective::allgather, allgather_ring, allgather_ring_cost, "ring allgather"},
+      {"broadcast_chain", Collective::broadcast, broadcast_chain, broadcast_chain_cost,
+       "pipelined chain broadcast"},
+      {"broadcast_binomial", Collective::broadcast, broadcast_binomial, broadcast_binomial_cost,
+       "binomial-tree broadcast"},
   };
   return table;
 }
 
+const Algorithm* find_registered(std::string_view name) {
+  for (const Algorithm& a : algorithms())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
 const Algorithm& find_algorithm(std::string_view name) {
-  std::string known;
-  for (const Algorithm& a : algorithms()) {
-    if (a.name == name) return a;
-    known += (known.empty() ? "" : ", ") + a.name;
+  if (const Algorithm* a = find_registered(name)) return *a;
+  if (name.find(':') == std::string_view::npos) {
+    std::string known;
+    for (const Algorithm& a : algorithms()) known += (known.empty() ? "" : ", ") + a.name;
+    throw InvalidArgument("unknown algorithm '" + std::string(name) + "' (known: " + known + ")");
   }
-  throw InvalidArgument("unknown algorithm '" + std::string(name) + "' (known: " + known + ")");
+  const AlgorithmSpec spec = parse_algorithm_spec(name);
+  const Algorithm& base = *find_registered(spec.name);
+  if (spec.plain()) return base;
+  // Resolved strings live as long as the process: callers keep references (sweeps, plans).
+  // Ranks of the loopback backend are threads, hence the lock.
+  static std::mutex lock;
+  static std::deque<Algorithm> resolved;
+  static std::unordered_map<std::string, const Algorithm*> by_name;
+  const std::string canonical = spec.to_string();
+  const std::lock_guard<std::mutex> guard(lock);
+  if (const auto it = by_name.find(canonical); it != by_name.end()) return *it->second;
+  Algorithm a = base;
+  a.name = canonical;
+  a.run = [spec, run = base.run](Communicator& comm, MutView buf, DType type, ReduceOp op,
+                                 const Options& opts) {
+    run(comm, buf, type, op, spec.apply(opts));
+  };
+  a.cost = [spec, cost = base.cost](const CostQuery& q) {
+    const Options opts = spec.apply(q.options);
+    return cost(CostQuery{q.dims, q.bytes, opts, q.params, q.topology});
+  };
+  const Algorithm& kept = resolved.emplace_back(std::move(a));
+  by_name.emplace(canonical, &kept);
+  return kept;
 }
 
 std::vector<std::string> algorithm_names(Collective c) {
@@ -57,6 +96,12 @@ Dims effective_dims(const Options& opts, int world) {
   if (opts.dims.empty()) return Dims::flat(world);
   opts.dims.require_world(world);
   return opts.dims;
+}
+
+Dims algorithm_grid(const CostQuery& q) {
+  if (q.options.dims.empty()) return q.dims;
+  q.options.dims.require_world(q.dims.rank_count());
+  return q.options.dims;
 }
 
 double bus_factor(Collective c, int ranks) {

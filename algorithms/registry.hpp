@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,11 +14,17 @@
 
 namespace ddl {
 
+struct Plan;
+
 enum class Collective { allreduce, reduce_scatter, allgather, broadcast };
 std::string_view to_string(Collective c);
 
 // How one dimension of `ddl` exchanges inside a group.
 enum class IntraMethod { ring, halving_doubling };
+
+// The order of halving-doubling's distances (rhd, and ddl's hd dimensions): near = 1, 2, 4, ...
+// first (the largest halves between neighbours), far = the largest distance first.
+enum class HdOrder { near, far };
 
 struct Options {
   // Logical grid; empty means one dimension holding every rank.
@@ -28,10 +35,14 @@ struct Options {
   int rings = 1;
   // ddl: per-dimension method; empty = ring everywhere; else one entry per dimension.
   std::vector<IntraMethod> methods;
+  // rhd and ddl's hd dimensions: the order of the reduce-scatter's distances.
+  HdOrder hd_order = HdOrder::near;
   // broadcast: source rank.
   int root = 0;
   // Link and reduction costs of the machine, for `auto`; empty per_dim = a uniform network.
   CostParams cost;
+  // auto: run the plan's algorithm for the size instead of the cost model's argmin.
+  std::shared_ptr<const Plan> plan;
   // Base of the tags this collective uses; collectives issued back to back may share it.
   int tag_base = 0;
 };
@@ -44,21 +55,51 @@ struct Options {
 //   broadcast      - the root's buffer is copied to every rank.
 using AlgorithmFn = std::function<void(Communicator&, MutView, DType, ReduceOp, const Options&)>;
 
+class Topology;
+
+// What an algorithm's cost function is asked: the predicted time of one collective of `bytes`
+// on the machine grid `dims` (whose dimensions are the link classes: params.per_dim has one
+// entry per dimension) with `options` (whose dims, when set, are the algorithm's own grid over
+// the same ranks); over `topology`'s routes with contention when it is set.
+struct CostQuery {
+  Dims dims;
+  std::size_t bytes = 0;
+  const Options& options;
+  const CostParams& params;
+  const Topology* topology = nullptr;
+};
+using CostFn = std::function<double(const CostQuery&)>;
+
+// One entry of the table: the runner and, beside it, its cost (the table `auto` takes the
+// argmin over, NCCL's cost-table shape).
+// The fields of an algorithm string (algorithm_spec.hpp) an algorithm takes beyond segment.
+enum SpecField : unsigned { kSpecDims = 1, kSpecMethods = 2, kSpecRings = 4, kSpecOrder = 8 };
+
 struct Algorithm {
   std::string name;
   Collective collective;
   AlgorithmFn run;
+  CostFn cost;
   std::string summary;  // one line for --help
+  unsigned fields = 0;  // SpecField bits
 };
 
 // Every algorithm, in a stable order (allreduce first).
 const std::vector<Algorithm>& algorithms();
-// Throws InvalidArgument listing the known names when `name` is unknown.
+// A registered name, or an algorithm string (algorithm_spec.hpp): its algorithm with the
+// string's fields applied to the options it is run and priced with, named by the canonical
+// string (kept for the life of the process). Throws InvalidArgument listing the known names
+// when the name is unknown, or naming the bad token of a bad string.
 const Algorithm& find_algorithm(std::string_view name);
+// The registered entry of that exact name, or null.
+const Algorithm* find_registered(std::string_view name);
 std::vector<std::string> algorithm_names(Collective c);
 
 // Resolve opts.dims against the world: empty -> flat; mismatch -> InvalidArgument.
 Dims effective_dims(const Options& opts, int world);
+// The grid a cost query's algorithm runs on: options.dims, else the machine grid (the tools
+// run with options.dims = the machine grid).
+Dims algorithm_grid(const CostQuery& query);
 
 // bus bandwidth factor, as nccl-tests: allreduce 2(p-1)/p, reduce_scatter and allgather
 // (p-1)/p, broadcast 1.

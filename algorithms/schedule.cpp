@@ -31,9 +31,13 @@ int Group::at(int index) const {
 }
 
 Group world_group(const Communicator& comm) {
+  return world_group(comm.size(), comm.rank());
+}
+
+Group world_group(int ranks, int me) {
   Group g;
-  g.me = comm.rank();
-  for (int r = 0; r < comm.size(); ++r) g.ranks.push_back(r);
+  g.me = me;
+  for (int r = 0; r < ranks; ++r) g.ranks.push_back(r);
   return g;
 }
 

@@ -62,6 +62,8 @@ struct Group {
 
 // All ranks of the communicator, in rank order.
 Group world_group(const Communicator& comm);
+// The same for `ranks` ranks seen from `me` (cost functions build every rank's schedule).
+Group world_group(int ranks, int me);
 
 // Elements in the buffer; throws InvalidArgument unless it is a whole number of them.
 std::size_t element_count(MutView buffer, DType type);

@@ -11,7 +11,7 @@ if(PkgConfig_FOUND)
   pkg_check_modules(SIMGRID IMPORTED_TARGET simgrid>=3.32)
 endif()
 find_package(Boost 1.74 COMPONENTS program_options)
-find_package(MPI COMPONENTS CXX)
+find_package(MPI COMPONENTS C CXX)  # C: the C API's users pass an MPI_Comm
 include(CheckLanguage)
 check_language(CUDA)
 
@@ -34,19 +34,26 @@ function(ddl_backend_option name found why)
   endif()
 endfunction()
 
+# The command-line tools (ddlsim, ddlrun, ddlcalibrate, ddltrace) parse their flags with
+# Boost.Program_options; the libraries, the backends and the C API do not need it.
+set(_tools_ok FALSE)
+if(Boost_FOUND)
+  set(_tools_ok TRUE)
+endif()
+ddl_backend_option(DDL_WITH_TOOLS _tools_ok
+  "the command-line tools need Boost.Program_options (libboost-program-options-dev); the libraries and the C API build without")
+
 set(_sim_ok FALSE)
-if(SIMGRID_FOUND AND Boost_FOUND)
+if(SIMGRID_FOUND)
   set(_sim_ok TRUE)
 endif()
-ddl_backend_option(DDL_WITH_SIM _sim_ok
-  "the simulator needs SimGrid >= 3.32 (libsimgrid-dev) and Boost.Program_options (libboost-program-options-dev)")
+ddl_backend_option(DDL_WITH_SIM _sim_ok "the simulator needs SimGrid >= 3.32 (libsimgrid-dev)")
 
 set(_mpi_ok FALSE)
-if(MPI_CXX_FOUND AND Boost_FOUND)
+if(MPI_C_FOUND AND MPI_CXX_FOUND)
   set(_mpi_ok TRUE)
 endif()
-ddl_backend_option(DDL_WITH_MPI _mpi_ok
-  "the real backend needs MPI (libopenmpi-dev, openmpi-bin) and Boost.Program_options")
+ddl_backend_option(DDL_WITH_MPI _mpi_ok "the real backend needs MPI (libopenmpi-dev, openmpi-bin)")
 
 set(_cuda_ok FALSE)
 if(CMAKE_CUDA_COMPILER AND _mpi_ok)

@@ -1,5 +1,8 @@
 #include "harness/cli.hpp"
 
+#include <algorithm>
+
+#include "algorithms/algorithm_spec.hpp"
 #include "algorithms/error.hpp"
 #include "harness/arguments.hpp"
 #include "harness/sizes.hpp"
@@ -31,8 +34,13 @@ void add_common_options(po::options_description& desc, const CommonDefaults& d) 
       ("check,c", po::value<std::string>()->default_value("0")->implicit_value("1"),
        "move real data and count wrong elements (#wrong): -c, -c 1 or --check; -c 0 is off")
       ("algo", po::value<std::string>()->default_value(d.algo),
-       "algorithm name, comma-separated names, or 'all' (every allreduce algorithm)")
+       "algorithm name or string (name[:dims][:methods][:key=value,...], e.g. "
+       "ddl:4x8x8:ring,hd,hd:rings=2 or rhd:order=far), a comma-separated list of them, or 'all' "
+       "(every allreduce algorithm)")
       ("dims", po::value<std::string>(), "logical grid, innermost first, e.g. 4x8x8")
+      ("plan", po::value<std::string>(),
+       "auto: run a plan file's algorithm for each size (written by ddlplan) instead of the cost "
+       "model's choice; needs auto in --algo")
       ("format", po::value<std::string>()->default_value("table"), "output: table, csv or json")
       ("segment", po::value<std::string>()->default_value(format_size(algo_defaults.segment_bytes)),
        "pipelining segment size (0: whole transfers)")
@@ -94,6 +102,11 @@ CommonOptions read_common_options(const po::variables_map& vm) {
   o.check = check_flag(vm["check"].as<std::string>());
   o.algos = resolve_algorithms(vm["algo"].as<std::string>());
   if (vm.count("dims")) o.dims = Dims::parse(vm["dims"].as<std::string>());
+  if (vm.count("plan")) {
+    if (std::find(o.algos.begin(), o.algos.end(), "auto") == o.algos.end())
+      throw InvalidArgument("--plan is what auto runs: give --algo auto (with or without others)");
+    o.plan_file = vm["plan"].as<std::string>();
+  }
   o.format = parse_format(vm["format"].as<std::string>());
   o.segment_bytes = parse_size(vm["segment"].as<std::string>());
   o.rings = int_flag(vm, "rings", 1, kMaxRings);
@@ -109,17 +122,10 @@ std::vector<std::string> resolve_algorithms(std::string_view spec) {
     return names;
   }
   std::vector<std::string> names;
-  std::size_t pos = 0;
-  while (true) {
-    const std::size_t comma = spec.find(',', pos);
-    const std::string_view name =
-        spec.substr(pos, comma == std::string_view::npos ? comma : comma - pos);
-    if (name.empty())
-      throw InvalidArgument("bad --algo '" + std::string(spec) + "': empty algorithm name");
-    names.push_back(find_algorithm(name).name);  // throws, listing the known names
-    if (comma == std::string_view::npos) break;
-    pos = comma + 1;
-  }
+  // Names or algorithm strings (algorithms/algorithm_spec.hpp), in canonical form; a bad one
+  // throws naming it (and its bad token).
+  for (const std::string& one : split_algorithm_list(spec))
+    names.push_back(find_algorithm(one).name);
   return names;
 }
 

@@ -13,10 +13,10 @@
 #include "algorithms/dims.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
+#include "harness/format.hpp"
 
 namespace ddl::harness {
 
-enum class Format { table, csv, json };
 Format parse_format(std::string_view text);  // InvalidArgument quoting the input
 
 // Per-tool defaults: the simulator is deterministic (one iteration, no warmup), real runs are not.
@@ -37,22 +37,24 @@ struct CommonOptions {
   int iters = 1;
   int warmup = 0;
   bool check = false;
-  std::vector<std::string> algos;  // registered names, in the order asked
+  std::vector<std::string> algos;  // names or algorithm strings (canonical), in the order asked
   std::optional<Dims> dims;        // --dims; absent: the backend's natural grid
+  std::optional<std::string> plan_file;  // --plan (only with auto in algos); the tool reads it
   Format format = Format::table;
   std::size_t segment_bytes = 0;
   int rings = 1;
   std::vector<IntraMethod> methods;  // --methods; empty: ring in every dimension
 };
 
-// -b -e -f -d -o -n -w -c, --algo, --dims, --format, --segment, --rings, --methods.
+// -b -e -f -d -o -n -w -c, --algo, --dims, --plan, --format, --segment, --rings, --methods.
 void add_common_options(boost::program_options::options_description& desc,
                         const CommonDefaults& defaults);
 // Reads and validates what add_common_options declared; throws InvalidArgument naming the flag.
 CommonOptions read_common_options(const boost::program_options::variables_map& vm);
 
-// "ring", "ring,ddl" or "all" (every allreduce algorithm except auto, which picks one of
-// them). Unknown names throw InvalidArgument listing the known ones.
+// "ring", "ring,ddl:4x2:ring,hd,rhd:order=far" (algorithm strings, algorithm_spec.hpp) or "all"
+// (every allreduce algorithm except auto, which picks one of them). Unknown names throw
+// InvalidArgument listing the known ones; bad strings name the bad token.
 std::vector<std::string> resolve_algorithms(std::string_view spec);
 
 // --methods: "ring,hd" -> one IntraMethod per dimension (ring, hd = halving-doubling). Unknown or

@@ -122,7 +122,8 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const Columns&
   std::string titles = buf;
   std::snprintf(buf, sizeof buf, "#%11s %13s %9s %7s %9s", "(B)", "(elements)", "", "", "");
   std::string units = buf;
-  // One block per algorithm: time algbw busbw [model] #wrong [mpi time, mpi busbw].
+  // One block per algorithm: time algbw busbw [model] #wrong; then, with the baseline, one
+  // MPI_Allreduce block per size (the same measurement for every algorithm of that size).
   std::string block_titles = " " + pad("time", 12) + " " + pad("algbw", 8) + " " + pad("busbw", 8);
   std::string block_units = " " + pad("(us)", 12) + " " + pad("(GB/s)", 8) + " " + pad("(GB/s)", 8);
   if (c.model) {
@@ -131,15 +132,18 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const Columns&
   }
   block_titles += " " + pad("#wrong", 8);
   block_units += " " + pad("", 8);
-  if (c.mpi) {
-    block_titles += " " + pad("mpi time", 12) + " " + pad("mpi busbw", 9);
-    block_units += " " + pad("(us)", 12) + " " + pad("(GB/s)", 9);
-  }
+  const std::string mpi_titles = " " + pad("time", 12) + " " + pad("busbw", 8);
+  const std::string mpi_units = " " + pad("(us)", 12) + " " + pad("(GB/s)", 8);
   std::string names = "#" + std::string(titles.size() - 1, ' ');
   for (const std::string& a : algos) {
     names += pad(a + " ", block_titles.size());
     titles += block_titles;
     units += block_units;
+  }
+  if (c.mpi) {
+    names += pad("MPI_Allreduce ", mpi_titles.size());
+    titles += mpi_titles;
+    units += mpi_units;
   }
   out << names << '\n' << titles << '\n' << units << '\n';
   std::map<std::string, std::pair<double, int>> busbw_sum;
@@ -149,6 +153,7 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const Columns&
                   std::string(to_string(any.type)).c_str(), std::string(to_string(any.op)).c_str(),
                   any.dims.c_str());
     std::string line = buf;
+    const Row* baseline = nullptr;  // any row of this size that carries the measurement
     for (const std::string& a : algos) {
       const auto it = cells[k].find(a);
       if (it == cells[k].end()) {
@@ -161,12 +166,14 @@ void write_table(std::ostream& out, const std::vector<Row>& rows, const Columns&
       line += buf;
       if (c.model) line += " " + (r.model_s ? fmt("%12.2f", *r.model_s * 1e6) : pad("N/A", 12));
       line += " " + (r.wrong ? pad(std::to_string(*r.wrong), 8) : pad("N/A", 8));
-      if (c.mpi) {
-        line += " " + (r.mpi_time_s ? fmt("%12.2f", *r.mpi_time_s * 1e6) : pad("N/A", 12));
-        line += " " + (r.mpi_busbw_gbs ? fmt("%9.2f", *r.mpi_busbw_gbs) : pad("N/A", 9));
-      }
+      if (r.mpi_time_s && !baseline) baseline = &r;
       busbw_sum[a].first += r.busbw_gbs;
       busbw_sum[a].second += 1;
+    }
+    if (c.mpi) {
+      line += " " + (baseline ? fmt("%12.2f", *baseline->mpi_time_s * 1e6) : pad("N/A", 12));
+      line += " " + (baseline && baseline->mpi_busbw_gbs ? fmt("%8.2f", *baseline->mpi_busbw_gbs)
+                                                         : pad("N/A", 8));
     }
     out << line << '\n';
   }

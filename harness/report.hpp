@@ -1,7 +1,7 @@
 // The result rows every tool prints, in three formats from one row type, so ddlsim and
 // ddlrun output can be diffed and loaded the same way:
 //   table - nccl-tests-like, '#' header lines, one line per size with one column block per
-//           algorithm side by side;
+//           algorithm side by side, then (--baseline mpi) one MPI_Allreduce block per size;
 //   csv   - one line per (size, algorithm); header "size,count,type,redop,algo,dims,time_us,
 //           algbw_gbs,busbw_gbs" + ",model_us" (simulator) + ",wrong" + ",mpi_time_us,
 //           mpi_busbw_gbs" (ddlrun --baseline mpi); wrong is empty when not checked;
@@ -17,7 +17,7 @@
 
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
-#include "harness/cli.hpp"
+#include "harness/format.hpp"
 
 namespace ddl::harness {
 

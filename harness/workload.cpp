@@ -1,5 +1,6 @@
 #include "harness/workload.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -16,6 +17,9 @@ namespace ddl::harness {
 namespace {
 
 constexpr std::string_view kHeader = "layer,kind,params,forward_macs";
+// The same with each layer's measured times at the reference batch (python -m ddl.workload
+// --measure writes it).
+constexpr std::string_view kTimedHeader = "layer,kind,params,forward_macs,forward_ms,backward_ms";
 
 std::string trim(std::string_view s) {
   const auto b = s.find_first_not_of(" \t\r");
@@ -45,19 +49,72 @@ std::uint64_t parse_count(const std::string& text, const std::string& where, con
   return v;
 }
 
+// The whole of `text` as a finite number, or nothing.
+std::optional<double> finite_number(const std::string& text) {
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v))
+    return std::nullopt;
+  return v;
+}
+
+// A finite number in [0, max] (`unit` only for the message).
+double parse_in_range(const std::string& text, const std::string& where, const char* what,
+                      double max, const char* unit = "") {
+  const std::optional<double> v = finite_number(text);
+  if (!v || *v < 0 || *v > max)
+    throw InvalidArgument(where + ": " + what + " '" + text + "' is not a number in [0, " +
+                          spelled(max) + "]" + unit);
+  return *v;
+}
+
 // A finite number in (0, max]: "inf" would stall the simulator (an endless compute) and the
 // real backend (a busy-wait as long as --timeout), "nan" poisons every time it touches.
 double parse_positive(const std::string& text, const std::string& where, const char* what,
                       double max) {
-  double v = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(v) ||
-      !(v > 0))
+  const std::optional<double> parsed = finite_number(text);
+  const double v = parsed.value_or(0);
+  if (!(v > 0))
     throw InvalidArgument(where + ": " + what + " '" + text + "' is not a positive finite number");
   if (v > max)
     throw InvalidArgument(where + ": " + what + " '" + text + "' is larger than " + spelled(max));
   return v;
 }
+
+// With measured times the file's reference_iteration_ms and backward_to_forward are their sums
+// (to the 1 % the printed digits allow): a hand-edited row that breaks them is caught.
+void check_measured_totals(const Workload& w, const std::string& at_iteration,
+                           const std::string& at_ratio) {
+  double forward = 0, backward = 0;
+  for (const Layer& l : w.layers) {
+    forward += l.forward_s;
+    backward += l.backward_s;
+  }
+  if (!(forward > 0) || !(backward > 0))
+    throw InvalidArgument(at_iteration + ": the measured layers sum to forward " +
+                          spelled(forward * 1e3) + " ms, backward " + spelled(backward * 1e3) +
+                          " ms: both must be positive");
+  const auto near = [](double a, double b) { return std::abs(a - b) <= 0.01 * b; };
+  if (!near(w.reference_iteration_s, forward + backward))
+    throw InvalidArgument(
+        at_iteration + ": reference_iteration_ms " + spelled(w.reference_iteration_s * 1e3) +
+        " is not the measured layers' sum " + spelled((forward + backward) * 1e3) + " ms");
+  if (!near(w.backward_to_forward, backward / forward))
+    throw InvalidArgument(at_ratio + ": backward_to_forward " + spelled(w.backward_to_forward) +
+                          " is not the measured layers' ratio " + spelled(backward / forward));
+}
+
+// A finite number in [0, max], or 0 when the optional parameter is absent.
+double parse_optional(const std::map<std::string, std::string>& params, const std::string& where,
+                      const char* key, double max) {
+  const auto it = params.find(key);
+  return it == params.end() ? 0 : parse_in_range(it->second, where, key, max);
+}
+
+constexpr const char* kKnownParameters[] = {
+    "model",          "reference_batch",    "reference_iteration_ms", "backward_to_forward",
+    "total_params",   "total_forward_macs", "compute_jitter_cv",      "bucket_launch_us",
+    "data_loading_ms"};
 
 }  // namespace
 
@@ -84,23 +141,33 @@ Workload parse_workload(std::istream& in, const std::string& source) {
       const auto eq = body.find(" = ");
       if (eq == std::string::npos || body.find_first_of(" \t") < eq) continue;
       const std::string key = body.substr(0, eq);
+      if (std::find(std::begin(kKnownParameters), std::end(kKnownParameters), key) ==
+          std::end(kKnownParameters)) {
+        std::string known;
+        for (const char* k : kKnownParameters)
+          known += (known.empty() ? "" : ", ") + std::string(k);
+        throw InvalidArgument(where + ": unknown parameter '" + key + "' (known: " + known + ")");
+      }
       if (!params.emplace(key, trim(std::string_view(body).substr(eq + 3))).second)
         throw InvalidArgument(where + ": parameter '" + key + "' given twice");
       param_lines[key] = number;
       continue;
     }
     if (!header_seen) {
-      if (text != kHeader)
-        throw InvalidArgument(where + ": expected the header '" + std::string(kHeader) +
-                              "', got '" + text + "'");
+      if (text != kHeader && text != kTimedHeader)
+        throw InvalidArgument(where + ": expected the header '" + std::string(kHeader) + "' or '" +
+                              std::string(kTimedHeader) + "', got '" + text + "'");
       header_seen = true;
+      w.measured_times = text == kTimedHeader;
       continue;
     }
     std::vector<std::string> cells;
     std::stringstream row(text);
     for (std::string cell; std::getline(row, cell, ',');) cells.push_back(trim(cell));
-    if (cells.size() != 4 || cells[0].empty())
-      throw InvalidArgument(where + ": expected 4 cells (" + std::string(kHeader) + "), got '" +
+    const std::size_t want = w.measured_times ? 6 : 4;
+    if (cells.size() != want || cells[0].empty())
+      throw InvalidArgument(where + ": expected " + std::to_string(want) + " cells (" +
+                            std::string(w.measured_times ? kTimedHeader : kHeader) + "), got '" +
                             text + "'");
     const std::uint64_t layer_params = parse_count(cells[2], where, "params");
     const std::uint64_t layer_macs = parse_count(cells[3], where, "forward_macs");
@@ -111,7 +178,15 @@ Workload parse_workload(std::istream& in, const std::string& source) {
                             " parameters, more than the 2^40 a workload may have");
     if (__builtin_add_overflow(total_macs, layer_macs, &total_macs))
       throw InvalidArgument(where + ": forward_macs: the layers' multiply-adds overflow 2^64");
-    w.layers.push_back({cells[0], cells[1], static_cast<std::size_t>(layer_params), layer_macs});
+    Layer layer{cells[0], cells[1], static_cast<std::size_t>(layer_params), layer_macs, 0, 0};
+    if (w.measured_times) {
+      // A layer's measured time: at most the hour a whole iteration may take.
+      layer.forward_s =
+          parse_in_range(cells[4], where, "forward_ms", kMaxIterationMs, " ms") * 1e-3;
+      layer.backward_s =
+          parse_in_range(cells[5], where, "backward_ms", kMaxIterationMs, " ms") * 1e-3;
+    }
+    w.layers.push_back(std::move(layer));
   }
   if (!header_seen)
     throw InvalidArgument(source + ": no header line '" + std::string(kHeader) + "'");
@@ -134,8 +209,16 @@ Workload parse_workload(std::istream& in, const std::string& source) {
       1e-3;
   w.backward_to_forward = parse_positive(take("backward_to_forward"), at("backward_to_forward"),
                                          "backward_to_forward", kMaxBackwardToForward);
+  w.effects.jitter_cv = parse_optional(params, at("compute_jitter_cv"), "compute_jitter_cv", 1);
+  w.effects.bucket_launch_s =
+      parse_optional(params, at("bucket_launch_us"), "bucket_launch_us", 60e6) * 1e-6;
+  w.effects.data_loading_s =
+      parse_optional(params, at("data_loading_ms"), "data_loading_ms", 60e3) * 1e-3;
   const std::uint64_t macs = total_macs;
-  if (macs == 0) throw InvalidArgument(source + ": the layers have no forward multiply-adds");
+  if (w.measured_times)
+    check_measured_totals(w, at("reference_iteration_ms"), at("backward_to_forward"));
+  else if (macs == 0)
+    throw InvalidArgument(source + ": the layers have no forward multiply-adds");
   // The totals are optional cross-checks: a hand-edited row that breaks them is caught here.
   if (params.count("total_params") &&
       parse_count(params["total_params"], at("total_params"), "total_params") != w.total_params())
@@ -158,7 +241,7 @@ Workload load_workload(const std::string& path) {
 }
 
 std::vector<std::string> known_workloads() {
-  return {"resnet50", "resnet101"};
+  return {"resnet50", "resnet101", "gpt2_small", "bert_base"};
 }
 
 std::string workload_path(std::string_view name, const std::string& workloads_dir) {
@@ -187,19 +270,27 @@ IterationPlan plan_iteration(const Workload& w, std::size_t batch, const BucketO
   plan.params = w.total_params();
   std::uint64_t macs = 0;
   for (const Layer& l : w.layers) macs += l.forward_macs;
-  const double compute =
-      w.reference_iteration_s * static_cast<double>(batch) / static_cast<double>(w.reference_batch);
+  const double scale = static_cast<double>(batch) / static_cast<double>(w.reference_batch);
+  const double compute = w.reference_iteration_s * scale;
   const double forward = compute / (1 + w.backward_to_forward);
   const double backward = compute - forward;
-  for (const Layer& l : w.layers)
-    plan.forward_s.push_back(forward * static_cast<double>(l.forward_macs) /
-                             static_cast<double>(macs));
+  // A layer's share of a pass: its measured time, or its part of the pass's multiply-adds.
+  const auto forward_of = [&](const Layer& l) {
+    return w.measured_times
+               ? l.forward_s * scale
+               : forward * static_cast<double>(l.forward_macs) / static_cast<double>(macs);
+  };
+  const auto backward_of = [&](const Layer& l) {
+    return w.measured_times
+               ? l.backward_s * scale
+               : backward * static_cast<double>(l.forward_macs) / static_cast<double>(macs);
+  };
+  for (const Layer& l : w.layers) plan.forward_s.push_back(forward_of(l));
 
   std::size_t filled = 0;  // bytes in the open bucket
   for (std::size_t i = 0; i < w.layers.size(); ++i) {
     const Layer& l = w.layers[w.layers.size() - 1 - i];
-    plan.backward_s.push_back(backward * static_cast<double>(l.forward_macs) /
-                              static_cast<double>(macs));
+    plan.backward_s.push_back(backward_of(l));
     filled += l.params * opts.bytes_per_param;
     const std::size_t cap = plan.buckets.empty() ? opts.first_bucket_bytes : opts.bucket_bytes;
     const bool last = i + 1 == w.layers.size();

@@ -2,12 +2,13 @@
 // file (format: workloads/README.md), and the plan of one data-parallel training iteration
 // derived from it: per-layer compute times and the gradient buckets of PyTorch DDP.
 //
-// Time model. The file gives the forward + backward time of one minibatch of
-// `reference_batch` images on one GPU and the backward-to-forward ratio r (about 2). At a batch
-// of B images the iteration's compute is reference_iteration_s * B / reference_batch (linear in
-// the batch: the assumption is that the GPU is already saturated at the reference batch); a
-// fraction 1 / (1 + r) of it is forward, r / (1 + r) backward, and each pass is split over the
-// layers in proportion to their forward multiply-adds.
+// Time model. A file with the columns forward_ms and backward_ms gives each layer's measured
+// times at the reference batch, which scale linearly with the batch. Otherwise the file gives the
+// forward + backward time of one minibatch of `reference_batch` images on one GPU and the
+// backward-to-forward ratio r (about 2). At a batch of B images the iteration's compute is
+// reference_iteration_s * B / reference_batch (linear in the batch: the assumption is that the GPU
+// is already saturated at the reference batch); a fraction 1 / (1 + r) of it is forward, r / (1 +
+// r) backward, and each pass is split over the layers in proportion to their forward multiply-adds.
 //
 // Buckets (PyTorch DDP): layers are visited in reverse order (the order their gradients become
 // ready in the backward pass) and appended to the current bucket, which closes as soon as it
@@ -24,6 +25,8 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/training_effects.hpp"
+
 namespace ddl::harness {
 
 struct Layer {
@@ -31,6 +34,9 @@ struct Layer {
   std::string kind;  // conv, bn, fc, ... (informative)
   std::size_t params = 0;
   std::uint64_t forward_macs = 0;  // multiply-adds per image
+  // Measured forward and backward time at the reference batch (the optional columns forward_ms,
+  // backward_ms); used instead of the multiply-add split when the file has them.
+  double forward_s = 0, backward_s = 0;
 };
 
 struct Workload {
@@ -38,14 +44,19 @@ struct Workload {
   std::size_t reference_batch = 0;
   double reference_iteration_s = 0;  // forward + backward on one GPU at reference_batch
   double backward_to_forward = 0;
-  std::vector<Layer> layers;  // forward order
+  // Optional parameters compute_jitter_cv, bucket_launch_us, data_loading_ms (0 when absent);
+  // interference is the platform's (a property of the device, not of the model).
+  TrainingEffects effects;
+  bool measured_times = false;  // the layers carry forward_s / backward_s
+  std::vector<Layer> layers;    // forward order
 
   std::size_t total_params() const;
 };
 
 // Throws InvalidArgument naming `source` and the line for anything malformed: a missing or
 // repeated parameter, a bad header, a non-numeric or negative cell, no layers, a model whose
-// layers have no multiply-adds, or totals that disagree with total_params / total_forward_macs.
+// layers have no multiply-adds, totals that disagree with total_params / total_forward_macs, or
+// a "# key = value" parameter it does not know (a misspelt effect would silently be off).
 Workload parse_workload(std::istream& in, const std::string& source);
 Workload load_workload(const std::string& path);
 

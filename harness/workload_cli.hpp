@@ -1,11 +1,16 @@
-// The workload flags ddlsim and ddlrun share: --workload, --batch, --bucket, --first-bucket,
-// declared and validated once. Each tool adds its own (ddlsim --sweep, ddlrun --compute-scale).
+// The workload flags ddlsim and ddlrun share: --workload, --batch, --bucket, --first-bucket and
+// the training effects (--jitter, --seed, --interference, --bucket-launch, --data-loading,
+// --no-effects; training_effects.hpp), declared and validated once. Each tool adds its own (ddlsim
+// --sweep, ddlrun --compute-scale).
 #pragma once
 
 #include <boost/program_options.hpp>
 #include <cstddef>
+#include <initializer_list>
+#include <optional>
 #include <string>
 
+#include "algorithms/types.hpp"
 #include "harness/workload.hpp"
 
 namespace ddl::harness {
@@ -14,7 +19,13 @@ struct WorkloadChoice {
   std::string file;  // the workload file (a known name resolved to workloads/NAME.csv)
   Workload workload;
   BucketOptions buckets;
-  std::size_t batch = 0;  // images per GPU
+  std::size_t batch = 0;         // images per GPU
+  DType dtype = DType::float32;  // of the gradients (-d): buckets.bytes_per_param follows it
+  // The workload file's effects with the flags applied; interference is the flag's when given,
+  // else the backend's to fill (ddlsim: the platform's), unless effects_off.
+  TrainingEffects effects;
+  std::optional<double> interference_flag;
+  bool effects_off = false;  // --no-effects: every effect 0, whatever the file or platform say
 };
 
 void add_workload_options(boost::program_options::options_description& desc);
@@ -23,5 +34,9 @@ void add_workload_options(boost::program_options::options_description& desc);
 // InvalidArgument naming the flag for a bad bucket size, batch or workload.
 WorkloadChoice read_workload_options(const boost::program_options::variables_map& vm,
                                      const std::string& workloads_dir);
+// Without --workload: throws "--F needs --workload (see TOOL --help)" for the first of the flags
+// above, or of the tool's own `extra` ones, that was given.
+void refuse_workload_flags(const boost::program_options::variables_map& vm,
+                           std::initializer_list<const char*> extra, const char* tool);
 
 }  // namespace ddl::harness

@@ -19,6 +19,16 @@ void check_config(const StreamConfig& c) {
   DDL_CHECK(
       c.gradients.bytes == c.plan->gradient_bytes && c.parameters.bytes == c.plan->gradient_bytes,
       "gradient and parameter buffers must hold the plan's gradient bytes");
+  validate(c.effects);
+  DDL_CHECK(c.effects.interference == 0 || c.buckets_pending != nullptr,
+            "workload streams with interference need the rank's buckets_pending count");
+  DDL_CHECK(c.effects.bucket_launch_s == 0 || static_cast<bool>(c.pause),
+            "workload streams with a bucket launch time need a pause function");
+}
+
+void compute_for(Communicator& comm, double seconds) {
+  Request r = comm.compute(seconds);
+  comm.wait(r);
 }
 
 }  // namespace
@@ -28,21 +38,22 @@ int bucket_tag_spacing(const Options& options) {
 }
 
 IterationTimes compute_iteration(Communicator& comm, const StreamConfig& config,
-                                 StreamSignal& ready, StreamSignal& done) {
+                                 StreamSignal& ready, StreamSignal& done, int iteration) {
   check_config(config);
   const IterationPlan& plan = *config.plan;
+  const TrainingEffects& fx = config.effects;
+  const double jitter = jitter_factor(fx, comm.rank(), iteration);
   IterationTimes t;
   t.start = comm.now();
-  for (double s : plan.forward_s) {
-    Request r = comm.compute(s);
-    comm.wait(r);
-  }
+  if (fx.data_loading_s > 0) compute_for(comm, fx.data_loading_s);
+  for (double s : plan.forward_s) compute_for(comm, s * jitter);
   std::size_t next_bucket = 0;
   for (std::size_t i = 0; i < plan.backward_s.size(); ++i) {
-    Request r = comm.compute(plan.backward_s[i]);
-    comm.wait(r);
+    const bool contended = fx.interference > 0 && config.buckets_pending->load() > 0;
+    compute_for(comm, plan.backward_s[i] * jitter * (contended ? 1 + fx.interference : 1));
     // A layer with no parameters fills no bucket, hence the loop (and no post for it).
     while (next_bucket < plan.buckets.size() && plan.buckets[next_bucket].ready_after == i) {
+      if (config.buckets_pending) ++*config.buckets_pending;  // before the post: never below 0
       ready.post();
       ++next_bucket;
     }
@@ -50,8 +61,9 @@ IterationTimes compute_iteration(Communicator& comm, const StreamConfig& config,
   t.backward_end = comm.now();
   done.wait();
   t.optimizer_start = comm.now();
-  comm.reduce(config.parameters, config.gradients, DType::float32, ReduceOp::sum);
+  comm.reduce(config.parameters, config.gradients, config.dtype, ReduceOp::sum);
   t.end = comm.now();
+  t.single_gpu_s = fx.data_loading_s + plan.compute_s() + (t.end - t.optimizer_start);
   return t;
 }
 
@@ -64,9 +76,11 @@ void comm_iteration(Communicator& comm, const StreamConfig& config, StreamSignal
     const Bucket& bucket = config.plan->buckets[b];
     ready.wait();
     options.tag_base = config.options.tag_base + static_cast<int>(b) * spacing;
+    if (config.effects.bucket_launch_s > 0) config.pause(config.effects.bucket_launch_s);
     BucketEvent e{iteration, b, bucket.offset, bucket.bytes, comm.now(), 0};
-    config.algo->run(comm, config.gradients.slice(bucket.offset, bucket.bytes), DType::float32,
+    config.algo->run(comm, config.gradients.slice(bucket.offset, bucket.bytes), config.dtype,
                      ReduceOp::sum, options);
+    if (config.buckets_pending) --*config.buckets_pending;
     e.end = comm.now();
     if (observe) observe(e);
   }
@@ -98,7 +112,8 @@ void ThreadSignal::abort(const std::string& why) {
 
 std::vector<IterationTimes> run_rank_threads(Communicator& compute, Communicator& comm,
                                              const StreamConfig& config, int iterations,
-                                             const BucketObserver& observe, double timeout_s) {
+                                             const BucketObserver& observe, double timeout_s,
+                                             int first_iteration) {
   ThreadSignal ready(timeout_s), done(timeout_s);
   // The first failure is the cause; the other stream's error is then only its knock-on.
   std::mutex error_mutex;
@@ -113,7 +128,7 @@ std::vector<IterationTimes> run_rank_threads(Communicator& compute, Communicator
   std::thread comm_thread([&] {
     try {
       for (int it = 0; it < iterations; ++it)
-        comm_iteration(comm, config, ready, done, it, observe);
+        comm_iteration(comm, config, ready, done, first_iteration + it, observe);
     } catch (...) {
       fail(done, "the communication stream failed");
     }
@@ -121,7 +136,7 @@ std::vector<IterationTimes> run_rank_threads(Communicator& compute, Communicator
   std::vector<IterationTimes> times;
   try {
     for (int it = 0; it < iterations; ++it)
-      times.push_back(compute_iteration(compute, config, ready, done));
+      times.push_back(compute_iteration(compute, config, ready, done, first_iteration + it));
   } catch (...) {
     fail(ready, "the compute stream failed");
   }

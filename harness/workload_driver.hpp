@@ -22,15 +22,22 @@
 // once an allreduce outlasts one layer, compute would stall behind communication, which a GPU
 // does not do.
 //
+// What real iterations pay beyond that (compute jitter, interference of communication with
+// compute, bucket launches, data loading) is StreamConfig::effects (training_effects.hpp), off by
+// default.
+//
 // The optimizer step is plain SGD, w -= lr * g, charged as one reduce of the gradients into the
-// parameters (reads 2n, writes n bytes: on the simulator 3n / memory bandwidth). Gradients are
-// summed, not averaged: the 1/p is folded into the learning rate (linear scaling, Goyal et al.).
+// parameters (reads 2n, writes n bytes: on the simulator 3n / memory bandwidth), in the
+// gradients' type (a mixed-precision optimizer's fp32 master weights are not modelled). Gradients
+// are summed, not averaged: the 1/p is folded into the learning rate (linear scaling, Goyal et
+// al.).
 //
 // Tags: bucket b's allreduce uses Options::tag_base = b * bucket_tag_spacing(options), so
 // allreduces that overlap across ranks (a fast rank already on bucket b+1) never cross-match; the
 // spacing exceeds the schedules any algorithm runs at once (ddl: `rings`, dbtree: 4).
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstddef>
 #include <functional>
@@ -40,6 +47,7 @@
 
 #include "algorithms/communicator.hpp"
 #include "algorithms/registry.hpp"
+#include "harness/training_effects.hpp"
 #include "harness/workload.hpp"
 
 namespace ddl::harness {
@@ -60,6 +68,16 @@ struct StreamConfig {
   Options options;                  // tag_base is set per bucket
   MutView gradients;                // plan->gradient_bytes; null data in timing-only mode
   MutView parameters;               // the same size
+  DType dtype = DType::float32;     // of the gradients and parameters
+  TrainingEffects effects;
+  // The rank's count of buckets handed to its comm stream and not yet reduced, shared by its two
+  // streams (the compute stream counts a bucket in when it posts it, so whether a layer started
+  // during communication does not depend on which stream the scheduler ran first). Required
+  // when effects.interference > 0.
+  std::atomic<int>* buckets_pending = nullptr;
+  // Lets the calling stream's time pass without occupying its device (a bucket launch is host
+  // work). Required when effects.bucket_launch_s > 0.
+  std::function<void(double)> pause;
 };
 
 // Simulated or wall-clock seconds on the rank's clock.
@@ -68,6 +86,9 @@ struct IterationTimes {
   double backward_end = 0;     // forward + backward done
   double optimizer_start = 0;  // every allreduce done (and backward)
   double end = 0;
+  // What one GPU alone would take for this iteration: the nominal forward + backward, the data
+  // loading and the optimizer step (no jitter, no interference, nothing to wait for).
+  double single_gpu_s = 0;
 
   double iteration_s() const { return end - start; }
   // Time the compute stream was busy: forward, backward and the optimizer step.
@@ -89,8 +110,9 @@ using BucketObserver = std::function<void(const BucketEvent&)>;
 int bucket_tag_spacing(const Options& options);
 
 // One iteration of each stream; run them concurrently, with the same `ready` and `done`.
+// `iteration` counts from 0 and picks the jitter draw.
 IterationTimes compute_iteration(Communicator& comm, const StreamConfig& config,
-                                 StreamSignal& ready, StreamSignal& done);
+                                 StreamSignal& ready, StreamSignal& done, int iteration);
 void comm_iteration(Communicator& comm, const StreamConfig& config, StreamSignal& ready,
                     StreamSignal& done, int iteration, const BucketObserver& observe = {});
 
@@ -113,10 +135,11 @@ class ThreadSignal : public StreamSignal {
 
 // Runs `iterations` iterations of one rank on two threads: the calling thread is the compute
 // stream (on `compute`), a second thread the comm stream (on `comm`). Either stream's
-// exception stops the other and is rethrown here. Returns each iteration's times.
+// exception stops the other and is rethrown here. Returns each iteration's times. The
+// iterations are numbered from `first_iteration` (the jitter draws).
 std::vector<IterationTimes> run_rank_threads(Communicator& compute, Communicator& comm,
                                              const StreamConfig& config, int iterations,
                                              const BucketObserver& observe = {},
-                                             double timeout_s = 60);
+                                             double timeout_s = 60, int first_iteration = 0);
 
 }  // namespace ddl::harness

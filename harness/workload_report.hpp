@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli.hpp"
+#include "harness/format.hpp"
 
 namespace ddl::harness {
 

@@ -14,6 +14,10 @@ zoneRoute and every route must cross each switch exactly once.
 """
 from platform_xml import begin, bw, finish, lat, num, switch_zone
 
+# A calibrated node's class-less message factors, written as its node class's
+# (calibrate/platform_properties.hpp names them).
+NODE_CLASS = {"ddl_lat_factors": "ddl_node_lat_factors", "ddl_bw_factors": "ddl_node_bw_factors"}
+
 
 def figure_note(link):
     return f"bandwidth: {link.bandwidth.source}; latency: {link.latency.source}"
@@ -67,8 +71,9 @@ class Cluster:
             lines.append(f"Node: measured by ddlcalibrate ({fab.file}); hosts, links, bus and routes as written there, "
                          "renamed n<node>-<name>.")
             if fab.message_factors and fab.cal.message_props:
-                lines.append("The calibrated ddl_lat_factors / ddl_bw_factors apply to every message, the network's "
-                             "too (the simulator has one table per platform).")
+                lines.append("The calibrated ddl_lat_factors / ddl_bw_factors are the node class's here "
+                             "(ddl_node_lat_factors / ddl_node_bw_factors): they shape messages inside a node; "
+                             "messages between nodes cost the network's latency + bytes / bandwidth.")
         else:
             lines.append(f"GPU: {num(node.gpu.speed.value / 1e12)} TFLOP/s ({node.gpu.speed.source}); memory "
                          f"{num(node.gpu.memory_bandwidth.value / 1e9)} GB/s ({node.gpu.memory_bandwidth.source}).")
@@ -267,7 +272,10 @@ class Cluster:
             props += [("ddl_nodes_per_leaf", self.npl), ("ddl_topology", self.net.topology)]
         fab = self.node.fabric
         if fab.kind == "calibrated":
-            props += fab.cal.node_props + (fab.cal.message_props if fab.message_factors else [])
+            # Measured inside one machine, so they are the node class's (sim/README.md): the hosts carry
+            # ddl_node and ddl_leaf, and the network's messages keep factor 1.
+            props += fab.cal.node_props + ([(NODE_CLASS[k], v) for k, v in fab.cal.message_props]
+                                           if fab.message_factors else [])
         x = begin(f"{self.d.name}_{N}", "Floyd", props, self.notes())
         if N == 1:  # no network: the NICs would carry nothing
             self.node_elements(x, 0)

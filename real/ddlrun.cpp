@@ -12,12 +12,15 @@
 
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/plan.hpp"
 #include "harness/arguments.hpp"
 #include "harness/cli.hpp"
+#include "harness/data_dir.hpp"
 #include "harness/report.hpp"
 #include "harness/sizes.hpp"
 #include "harness/trace.hpp"
 #include "harness/tracing_communicator.hpp"
+#include "planner/plan_file.hpp"
 #include "real/bounded_mpi.hpp"
 #include "real/device_setup.hpp"
 #include "real/mpi_communicator.hpp"
@@ -125,7 +128,9 @@ RunArguments parse(int argc, char** argv, po::options_description& desc) {
     if (b != "mpi") throw InvalidArgument("unknown --baseline '" + b + "' (known: mpi)");
     a.baseline_mpi = true;
   }
-  a.workload = read_workload_arguments(vm, DDL_WORKLOADS_DIR);
+  // The shipped workloads: <prefix>/share/ddl when installed, else the source tree.
+  a.workload =
+      read_workload_arguments(vm, vm.count("workload") ? harness::data_dir() + "/workloads" : "");
   if (vm.count("trace")) {
     if (a.workload)
       throw InvalidArgument(
@@ -175,11 +180,16 @@ std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& l
                    : ""));
   if (a.baseline_mpi && no_baseline)
     h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
-  // ddlrun knows no machine figures, so auto ranks the algorithms for a uniform network.
-  const std::string picks =
-      harness::auto_choices(a.common.algos, a.common.sizes, dims, uniform_costs(dims),
-                            harness::algorithm_options(a.common, dims), "uniform network");
-  if (!picks.empty()) h.push_back(picks);
+  // ddlrun knows no machine figures, so without a plan auto ranks the algorithms for a uniform
+  // network.
+  if (a.common.plan_file) {
+    h.push_back("auto runs the plan file " + *a.common.plan_file);
+  } else {
+    const std::string picks =
+        harness::auto_choices(a.common.algos, a.common.sizes, dims, uniform_costs(dims),
+                              harness::algorithm_options(a.common, dims), "uniform network");
+    if (!picks.empty()) h.push_back(picks);
+  }
   return h;
 }
 
@@ -212,11 +222,23 @@ int run(int argc, char** argv) {
   // grid is reported once by rank 0 and every rank exits, as for a bad flag.
   NodeLayout layout;
   Dims dims;
+  std::shared_ptr<const Plan> plan;  // --plan: what auto runs per size
   try {
     layout = node_layout(MPI_COMM_WORLD, timeout_s);
     dims = args.common.dims ? *args.common.dims : layout.dims;
     dims.require_world(size);
     harness::algorithm_options(args.common, dims);  // throws when --methods does not fit the grid
+    if (args.common.plan_file) {
+      if (args.workload)
+        throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
+      // Every rank reads the same file, so every rank reaches the same verdict.
+      const PlanFile file = read_plan_file(*args.common.plan_file);
+      if (file.plan.ranks != size)
+        throw InvalidArgument("plan file '" + *args.common.plan_file + "' is for " +
+                              std::to_string(file.plan.ranks) + " ranks, this run has " +
+                              std::to_string(size));
+      plan = std::make_shared<const Plan>(file.plan);
+    }
     if (!args.workload) check_host_memory(args, layout);
   } catch (const InvalidArgument& e) {
     if (rank == 0) std::cerr << "ddlrun: " << e.what() << "\n";
@@ -252,6 +274,7 @@ int run(int argc, char** argv) {
   cfg.timeout_s = args.setup.timeout_s;
   cfg.oversubscribed = layout.ranks_per_node > online_cores();
   cfg.options = harness::algorithm_options(args.common, dims);
+  cfg.options.plan = plan;
   const auto no_baseline = baseline_unavailable(cfg.type, backend->space(), cfg.sizes.back());
   if (traced)
     cfg.on_iteration = [&](const std::string& algo, std::size_t bytes, int iteration) {

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <optional>
 
 #include "algorithms/check_pattern.hpp"
 #include "algorithms/error.hpp"
+#include "harness/progress.hpp"
 #include "real/bounded_mpi.hpp"
 #include "real/mpi_communicator.hpp"
 #include "real/mpi_error.hpp"
@@ -107,6 +109,8 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
   const int rank = comm.rank(), p = comm.size();
 
   std::vector<TimedCase> results;
+  std::optional<harness::Progress> progress;
+  if (rank == 0) progress.emplace("ddlrun", cfg.sizes.size() * cfg.algos.size());
   for (std::size_t size : cfg.sizes) {
     const std::size_t bytes = size / elem * elem, count = bytes / elem;
     const MutView view = buffer.slice(0, bytes);
@@ -152,6 +156,7 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
         c.wrong = static_cast<std::size_t>(wrong);
       }
       results.push_back(std::move(c));
+      if (progress) progress->step(name + " " + std::to_string(bytes) + " B");
     }
   }
   return results;

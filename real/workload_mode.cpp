@@ -3,14 +3,20 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <sstream>
+#include <thread>
 #include <vector>
 
+#include "algorithms/check_pattern.hpp"
 #include "algorithms/error.hpp"
+#include "harness/progress.hpp"
 #include "harness/sizes.hpp"
 #include "harness/workload_driver.hpp"
 #include "harness/workload_report.hpp"
@@ -43,19 +49,25 @@ double world_max(double mine, double timeout_s) {
   return mine;
 }
 
-// --check: gradients rank + 1, parameters 0; after one iteration both must hold p(p+1)/2
-// everywhere. Small integers are exact in float whatever order the sums ran in.
-void fill_for_check(std::vector<float>& gradients, std::vector<float>& parameters, int rank) {
-  std::fill(gradients.begin(), gradients.end(), static_cast<float>(rank + 1));
-  std::fill(parameters.begin(), parameters.end(), 0.0f);
+// --check: gradients the sum pattern of check_pattern.hpp (small integers, exact in every
+// floating type in any order of the sums), parameters 0; after one iteration the gradients hold
+// the pattern's allreduce and the parameters (0 + the gradients) the same.
+void fill_for_check(std::vector<std::byte>& gradients, std::vector<std::byte>& parameters,
+                    DType dtype, int rank, int ranks) {
+  fill_input(gradients.data(), gradients.size() / dtype_size(dtype), dtype, ReduceOp::sum,
+             Collective::allreduce, rank, ranks, 0);
+  std::fill(parameters.begin(), parameters.end(), std::byte{0});  // 0 in every floating type
 }
 
-unsigned long long wrong_elements(const std::vector<float>& gradients,
-                                  const std::vector<float>& parameters, int p) {
-  const float expect = static_cast<float>(p) * static_cast<float>(p + 1) / 2;
+unsigned long long wrong_elements(const std::vector<std::byte>& gradients,
+                                  const std::vector<std::byte>& parameters, DType dtype, int rank,
+                                  int ranks) {
+  const std::size_t count = gradients.size() / dtype_size(dtype);
   unsigned long long wrong = 0;
-  for (std::size_t i = 0; i < gradients.size(); ++i)
-    wrong += (gradients[i] != expect) + (parameters[i] != expect);
+  for (const std::vector<std::byte>* b : {&gradients, &parameters})
+    wrong +=
+        check_output(b->data(), count, dtype, ReduceOp::sum, Collective::allreduce, rank, ranks, 0)
+            .wrong;
   return wrong;
 }
 
@@ -76,9 +88,10 @@ std::vector<std::string> header_lines(const WorkloadArguments& w,
           " into the weights) and the allreduces are real, unscaled work",
       "gradient buckets: " + std::to_string(plan.buckets.size()) + " (first " +
           harness::format_size(w.buckets.first_bucket_bytes) + ", then " +
-          harness::format_size(w.buckets.bucket_bytes) + "), host memory, " +
-          std::to_string(ranks) + " ranks, dims " + dims.to_string() +
+          harness::format_size(w.buckets.bucket_bytes) + "), " + std::string(to_string(w.dtype)) +
+          " gradients, host memory, " + std::to_string(ranks) + " ranks, dims " + dims.to_string() +
           ", two MPI communicators per rank (compute and comm threads)",
+      "effects (harness/training_effects.hpp): " + w.effects.describe(),
       "time: median of " + std::to_string(common.iters) + " iterations after " +
           std::to_string(common.warmup) + " warm-ups, each the slowest rank after a barrier" +
           (common.check ? "; --check: every gradient summed exactly once (0 wrong)" : ""),
@@ -105,9 +118,7 @@ void add_workload_options(po::options_description& desc) {
 std::optional<WorkloadArguments> read_workload_arguments(const po::variables_map& vm,
                                                          const std::string& workloads_dir) {
   if (!vm.count("workload")) {
-    for (const char* flag : {"batch", "bucket", "first-bucket", "compute-scale"})
-      if (vm.count(flag) && !vm[flag].defaulted())
-        throw InvalidArgument(std::string("--") + flag + " needs --workload (see ddlrun --help)");
+    harness::refuse_workload_flags(vm, {"compute-scale"}, "ddlrun");
     return std::nullopt;
   }
   if (vm["memory"].as<std::string>() != "host")
@@ -133,7 +144,8 @@ std::optional<WorkloadArguments> read_workload_arguments(const po::variables_map
 std::string canonical(const WorkloadArguments& w) {
   std::ostringstream s;
   s << " workload=" << w.file << " batch=" << w.batch << " bucket=" << w.buckets.bucket_bytes
-    << " first_bucket=" << w.buckets.first_bucket_bytes << " compute_scale=" << w.compute_scale;
+    << " first_bucket=" << w.buckets.first_bucket_bytes << " compute_scale=" << w.compute_scale
+    << " effects=" << w.effects.describe() << " dtype=" << to_string(w.dtype);
   return s.str();
 }
 
@@ -159,41 +171,56 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
   MpiCommunicator compute_comm(MPI_COMM_WORLD, setup.timeout_s);
   MpiCommunicator comm_comm(MPI_COMM_WORLD, setup.timeout_s);
   // Zeros stay zeros under sums, so timed iterations never grow the values (no overflow).
-  std::vector<float> gradients(plan.gradient_bytes / sizeof(float), 0.0f);
-  std::vector<float> parameters(gradients.size(), 0.0f);
+  std::vector<std::byte> gradients(plan.gradient_bytes, std::byte{0});
+  std::vector<std::byte> parameters(plan.gradient_bytes, std::byte{0});
 
   harness::StreamConfig config;
   config.plan = &plan;
   config.options = harness::algorithm_options(common, dims);
+  config.dtype = w.dtype;
   config.gradients = MutView{gradients.data(), plan.gradient_bytes};
   config.parameters = MutView{parameters.data(), plan.gradient_bytes};
+  // The effects are emulated here as on the simulator (a jittered busy-wait, a longer one while
+  // this rank's allreduce runs, a sleep before each bucket): what the model adds can be run for
+  // real, on top of whatever the machine adds by itself.
+  config.effects = w.effects;
+  std::atomic<int> buckets_pending{0};
+  config.buckets_pending = &buckets_pending;
+  config.pause = [](double s) { std::this_thread::sleep_for(std::chrono::duration<double>(s)); };
 
   std::vector<harness::WorkloadRow> rows;
+  std::optional<harness::Progress> progress;
+  if (rank == 0)
+    progress.emplace("ddlrun",
+                     algos.size() * static_cast<std::size_t>(common.warmup + common.iters));
   for (const Algorithm* algo : algos) {
     config.algo = algo;
     std::vector<double> iteration_s, compute_s;
     for (int it = 0; it < common.warmup + common.iters; ++it) {
-      if (common.check) fill_for_check(gradients, parameters, rank);
+      if (common.check) fill_for_check(gradients, parameters, w.dtype, rank, size);
       bounded_barrier(MPI_COMM_WORLD, setup.timeout_s, false,
                       "the barrier before a workload iteration");
       fault_point("workload");
       const harness::IterationTimes t =
-          harness::run_rank_threads(compute_comm, comm_comm, config, 1, {}, setup.timeout_s)
+          harness::run_rank_threads(compute_comm, comm_comm, config, 1, {}, setup.timeout_s, it)
               .front();
       const double iteration = world_max(t.iteration_s(), setup.timeout_s);
-      const double compute = world_max(t.compute_s(), setup.timeout_s);
+      // With effects the compute stream's busy time holds the jitter and interference: what
+      // one GPU alone would take is the nominal compute (as on the simulator).
+      const double compute =
+          world_max(w.effects.any() ? t.single_gpu_s : t.compute_s(), setup.timeout_s);
       if (common.check) {
-        const unsigned long long mine = wrong_elements(gradients, parameters, size);
+        const unsigned long long mine = wrong_elements(gradients, parameters, w.dtype, rank, size);
         unsigned long long wrong = mine;
         bounded_allreduce(&wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD,
                           setup.timeout_s, "the MPI_Allreduce of wrong counts");
         if (wrong != 0)
           throw Error("--check: " + algo->name + " iteration " + std::to_string(it) + ": " +
                       std::to_string(wrong) +
-                      " gradient or parameter elements differ from p(p+1)/2 = " +
-                      std::to_string(size * (size + 1) / 2) +
-                      " (a bucket reduced twice, never, or wrongly)");
+                      " gradient or parameter elements differ from the exact sum (a bucket "
+                      "reduced twice, never, or wrongly)");
       }
+      if (progress) progress->step(algo->name + " iteration " + std::to_string(it + 1));
       if (it < common.warmup) continue;
       iteration_s.push_back(iteration);
       compute_s.push_back(compute);

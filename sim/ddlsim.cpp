@@ -1,9 +1,8 @@
 // ddlsim: run the registered collectives on a SimGrid model of a machine and print the
 // nccl-tests-like table (or csv / json) with the analytical model's time beside each row.
-#include <unistd.h>
 
+#include <algorithm>
 #include <boost/program_options.hpp>
-#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -12,11 +11,18 @@
 #include "algorithms/error.hpp"
 #include "harness/arguments.hpp"
 #include "harness/cli.hpp"
+#include "harness/data_dir.hpp"
+#include "harness/progress.hpp"
 #include "harness/report.hpp"
 #include "harness/sizes.hpp"
 #include "harness/trace.hpp"
+#include "harness/workload_cli.hpp"
+#include "planner/plan_file.hpp"
+#include "sim/model_plan.hpp"
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
+#include "sim/platform_options.hpp"
+#include "sim/route_topology.hpp"
 #include "sim/sweep.hpp"
 #include "sim/workload_main.hpp"
 
@@ -33,12 +39,27 @@ void print_help(std::ostream& out, const po::options_description& desc) {
          "prints\n"
          "time, algbw, busbw and the alpha-beta-gamma model's time for each size.\n\n"
       << desc
-      << "\nA relative --platform is looked up in the current directory, then in the source tree.\n"
+      << "\nA relative --platform is looked up in the current directory, then in ddl's data "
+         "directory\n(share/ddl beside an installed ddlsim, else the source tree it was built "
+         "from).\n"
          "-n defaults to 1 and -w to 0: the simulation is deterministic, repeating gives the same "
          "time.\n"
          "--check moves and reduces real bytes (payload mode) and counts wrong elements; without "
          "it no\n"
          "data moves (timing-only), so thousands of ranks x 100 MB need no memory.\n\n"
+         "Your own machine (sim/README.md, platforms/README.md):\n"
+         "  --platform any SimGrid file: without ddl_rank host properties every host runs one "
+         "rank, in\n"
+         "  SimGrid's host order (by name as strings: node-10 before node-2), or --hostfile FILE's "
+         "order\n"
+         "  (HOST or HOST:N per line, as SMPI's); each host is its own node; local work runs at\n"
+         "  --memory-bandwidth (default 3.35e12 B/s, an H100's HBM3) where a host has no "
+         "memory_bandwidth.\n"
+         "  --platform NAME.json: a machine description, turned into SimGrid XML by "
+         "platforms/generate.py.\n"
+         "  Platforms SimGrid would abort on (zero, NaN or negative rates, duplicate or missing "
+         "routes)\n"
+         "  are refused with a message naming the link or host.\n\n"
          "Algorithms:\n";
   for (const Algorithm& a : algorithms())
     out << "  " << a.name << " (" << to_string(a.collective) << "): " << a.summary << "\n";
@@ -49,6 +70,8 @@ void print_help(std::ostream& out, const po::options_description& desc) {
          "  ddlsim --algo ring,ddl --dims 4x4x4x4 -b 100M -e 100M\n"
          "  ddlsim --platform platforms/s822lc_2.xml --algo all --check -d half -o max -e 1M\n"
          "  ddlsim --format csv -b 8 -e 1G -f 4 > sweep.csv\n"
+         "  ddlsim --platform my_cluster.xml --hostfile hosts.txt --memory-bandwidth 2039GBps\n"
+         "  ddlsim --platform platforms/descriptions/dgx_h100.json --cfg network/model:LV08\n"
          "  ddlsim --algo ring -b 1M -e 1M --platform platforms/s822lc_2.xml --trace ring.csv\n"
          "  ddltrace ring.csv --chrome ring.json      # open in ui.perfetto.dev: one process per "
          "rank\n"
@@ -68,8 +91,11 @@ void print_help(std::ostream& out, const po::options_description& desc) {
 std::string resolve_platform(const std::string& file) {
   namespace fs = std::filesystem;
   const fs::path path(file);
-  if (path.is_relative() && !fs::exists(path) && fs::exists(fs::path(DDL_SOURCE_DIR) / path))
-    return (fs::path(DDL_SOURCE_DIR) / path).string();
+  if (path.is_relative() && !fs::exists(path)) {
+    // Throws naming both places when there is no data directory at all.
+    const fs::path data = fs::path(harness::data_dir()) / path;
+    if (fs::exists(data)) return data.string();
+  }
   return file;
 }
 
@@ -90,12 +116,18 @@ std::string gbs(double beta) {
 }
 
 std::vector<std::string> header_lines(const sim::Platform& platform, const Dims& dims,
-                                      const CostParams& cost, const harness::CommonOptions& o) {
+                                      const CostParams& cost, const harness::CommonOptions& o,
+                                      const std::vector<std::string>& cfg, const Plan* plan,
+                                      const std::string& plan_basis) {
   std::vector<std::string> h;
   h.push_back("ddlsim: platform " + platform.file + ", " + std::to_string(platform.ranks()) +
               " GPUs, dims " + dims.to_string() + ", " +
               (o.check ? "payload mode (--check)" : "timing-only mode"));
-  h.push_back("network model CM02 (route latency + bytes / bottleneck bandwidth, fair sharing); " +
+  std::string changed;
+  for (const std::string& c : cfg) changed += " " + c;
+  h.push_back((cfg.empty() ? std::string("network model CM02 (route latency + bytes / bottleneck "
+                                         "bandwidth, fair sharing); ")
+                           : "network model CM02 changed by --cfg" + changed + "; ") +
               std::to_string(o.iters) + " iteration(s), " + std::to_string(o.warmup) + " warmup");
   std::string m = "model from the platform:";
   for (std::size_t d = 0; d < cost.per_dim.size(); ++d)
@@ -103,10 +135,7 @@ std::vector<std::string> header_lines(const sim::Platform& platform, const Dims&
          " us, " + gbs(cost.per_dim[d].beta) + " GB/s;";
   m += " gamma " + gbs(cost.gamma) + " GB/s of reduce result";
   h.push_back(m);
-  Options options = harness::algorithm_options(o, dims);
-  const std::string picks =
-      harness::auto_choices(o.algos, o.sizes, dims, cost, options, "platform figures");
-  if (!picks.empty()) h.push_back(picks);
+  if (plan) h.push_back(sim::describe_plan(*plan, plan_basis));
   return h;
 }
 
@@ -115,9 +144,11 @@ int run(int argc, char** argv) {
   po::options_description desc("Options");
   desc.add_options()("help,h", "this help")(
       "platform", po::value<std::string>()->default_value(kDefaultPlatform),
-      "SimGrid platform file")("trace", po::value<std::string>(), harness::kTraceFlagHelp);
+      "SimGrid platform file, or a machine description NAME.json (platforms/README.md)")(
+      "trace", po::value<std::string>(), harness::kTraceFlagHelp);
   harness::add_common_options(desc, defaults);
   sim::add_workload_options(desc);
+  sim::add_platform_options(desc);
   const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlsim");
   if (vm.count("help")) {
     print_help(std::cout, desc);
@@ -130,16 +161,18 @@ int run(int argc, char** argv) {
   // Opened now: a bad path stops the tool before the simulation runs.
   std::optional<harness::TraceFile> trace_file;
   if (vm.count("trace")) trace_file.emplace(vm["trace"].as<std::string>());
+  if (sim::workload_requested(vm) && common.plan_file)
+    throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
   if (sim::workload_requested(vm))
     return sim::run_workload_mode(vm, common, resolve_platform(vm["platform"].as<std::string>()),
-                                  std::string(DDL_SOURCE_DIR) + "/workloads", argv[0]);
-  for (const char* flag : {"batch", "bucket", "first-bucket", "sweep", "sweep-max-gpus"})
-    if (vm.count(flag) && !vm[flag].defaulted())
-      throw InvalidArgument(std::string("--") + flag + " needs --workload (see ddlsim --help)");
+                                  harness::data_dir() + "/workloads", argv[0]);
+  harness::refuse_workload_flags(vm, {"sweep", "sweep-max-gpus"}, "ddlsim");
 
-  simgrid::s4u::Engine& engine = sim::start_engine(argv[0]);
-  const sim::Platform platform =
-      sim::load_platform(engine, resolve_platform(vm["platform"].as<std::string>()));
+  const sim::PlatformFlags platform_flags = sim::read_platform_flags(vm);
+  const sim::PlatformSource source(resolve_platform(vm["platform"].as<std::string>()));
+  simgrid::s4u::Engine& engine = sim::start_engine(argv[0], platform_flags.cfg);
+  sim::Platform platform = sim::load_platform(engine, source.xml(), platform_flags.choice);
+  platform.file = source.shown();
   const Dims dims = sim::choose_dims(platform, common.dims);
   sim::SweepConfig config;
   config.algos = common.algos;
@@ -151,36 +184,42 @@ int run(int argc, char** argv) {
   config.payload = common.check;
   config.options = harness::algorithm_options(common, dims);
   config.options.cost = sim::platform_costs(platform, dims);
+  // The contention-aware model over the platform's routes: the model column, and auto's choice
+  // per size, priced once here rather than by every simulated rank.
+  const sim::RouteTopology topology(platform);
+  std::string plan_basis = "contention-aware cost model, platform routes";
+  if (common.plan_file) {
+    const PlanFile file = read_plan_file(*common.plan_file);
+    if (file.plan.ranks != platform.ranks())
+      throw InvalidArgument("plan file '" + *common.plan_file + "' is for " +
+                            std::to_string(file.plan.ranks) + " ranks, the platform has " +
+                            std::to_string(platform.ranks()));
+    config.options.plan = std::make_shared<const Plan>(file.plan);
+    plan_basis = "plan file " + *common.plan_file;
+  } else if (std::find(common.algos.begin(), common.algos.end(), "auto") != common.algos.end()) {
+    config.options.plan = sim::model_plan(platform, topology, dims, config.sizes, config.options);
+  }
   if (common.check) check_payload_memory(platform, common.sizes.back());
 
-  const auto wall_start = std::chrono::steady_clock::now();
-  const bool tty = isatty(STDERR_FILENO);
-  bool progress_shown = false;
   // Only long sweeps show progress: short runs (and tests) keep stderr clean.
-  const sim::SweepProgress progress = [&](std::size_t done, std::size_t total,
-                                          const std::string& algo, std::size_t bytes) {
-    const double wall =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-    if (wall < 2.0 || done == total) return;
-    std::cerr << (tty ? "\r" : "") << "ddlsim: " << done << "/" << total << " cases done (" << algo
-              << " " << harness::format_size(bytes) << ", " << static_cast<int>(wall) << " s)"
-              << (tty ? "" : "\n") << std::flush;
-    progress_shown = true;
+  std::optional<harness::Progress> shown;
+  const sim::SweepProgress progress = [&](std::size_t, std::size_t total, const std::string& algo,
+                                          std::size_t bytes) {
+    if (!shown) shown.emplace("ddlsim", total);
+    shown->step(algo + " " + harness::format_size(bytes));
   };
   std::vector<harness::TraceEvent> trace;
   const std::vector<sim::CaseResult> results =
       sim::run_sweep(platform, config, progress, trace_file ? &trace : nullptr);
-  if (progress_shown && tty) std::cerr << "\n";
+  shown.reset();  // its line ends before the table
 
   std::vector<harness::Row> rows;
   for (const sim::CaseResult& r : results) {
     harness::Row row = harness::make_row(r.bytes, common.dtype, common.op, r.algo, dims.to_string(),
                                          r.time_s, platform.ranks());
     try {
-      // Per size: on a calibrated platform α, β and γ depend on it (platform_costs).
-      row.model_s = model_time(r.algo, dims,
-                               sim::platform_costs(platform, dims, static_cast<double>(r.bytes)),
-                               r.bytes, config.options);
+      row.model_s =
+          sim::platform_model_time(platform, topology, dims, r.algo, r.bytes, config.options);
     } catch (const InvalidArgument&) {
       // An algorithm without a model formula leaves the cell empty rather than failing the run.
     }
@@ -193,7 +232,8 @@ int run(int argc, char** argv) {
     trace_file->close();
   }
   harness::write_report(std::cout, common.format, rows, {true, false},
-                        header_lines(platform, dims, config.options.cost, common));
+                        header_lines(platform, dims, config.options.cost, common,
+                                     platform_flags.cfg, config.options.plan.get(), plan_basis));
   return 0;
 }
 

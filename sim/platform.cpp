@@ -15,28 +15,13 @@
 #include "algorithms/error.hpp"
 #include "calibrate/platform_properties.hpp"
 #include "sim/platform_classes.hpp"
+#include "sim/platform_outline.hpp"
 #include "sim/platform_precheck.hpp"
+#include "sim/platform_routes.hpp"
 
 namespace ddl::sim {
 
 namespace prop = platform_property;
-
-simgrid::s4u::Engine& start_engine(const char* program) {
-  // SimGrid reads its own flags from argv; ours are parsed separately, so it only sees these.
-  static std::string name = program;
-  // No "Configuration change" lines, and no notice for reductions shorter than SimGrid's 1 ns
-  // timing precision (a few bytes on a GPU): they still take their (negligible) time.
-  static std::string quiet_cfg = "--log=xbt_cfg.thresh:warning";
-  static std::string quiet_actor = "--log=s4u_actor.thresh:warning";
-  static char* argv[] = {name.data(), quiet_cfg.data(), quiet_actor.data(), nullptr};
-  static int argc = 3;
-  static simgrid::s4u::Engine engine(&argc, argv);
-  simgrid::s4u::Engine::set_config("network/model:CM02");
-  // In 3.32 a TCP-gamma of 0 stalls every flow instead of disabling the window: use a huge one.
-  simgrid::s4u::Engine::set_config("network/TCP-gamma:1e18");
-  simgrid::s4u::Engine::set_config("network/crosstraffic:0");
-  return engine;
-}
 
 namespace {
 
@@ -51,9 +36,6 @@ int parse_rank(const std::string& host, const char* text) {
 }
 
 double parse_bandwidth(const std::string& host, const char* text) {
-  if (text == nullptr)
-    throw InvalidArgument("GPU host '" + host + "' has no " + prop::kMemoryBandwidth +
-                          " property (bytes/s)");
   char* end = nullptr;
   const double v = std::strtod(text, &end);
   if (end == text || *end != '\0' || !(v > 0))
@@ -163,13 +145,38 @@ PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& band
   return t;
 }
 
-Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
+// The GPU hosts by ddl_rank: index = rank; empty when no host carries one.
+static std::vector<simgrid::s4u::Host*> ranked_hosts(simgrid::s4u::Engine& engine,
+                                                     const std::string& file) {
+  std::vector<std::pair<int, simgrid::s4u::Host*>> found;
+  for (simgrid::s4u::Host* h : engine.get_all_hosts())
+    if (const char* r = h->get_property(prop::kRank))
+      found.emplace_back(parse_rank(h->get_name(), r), h);
+  std::vector<simgrid::s4u::Host*> gpus(found.size(), nullptr);
+  for (const auto& [rank, host] : found) {
+    if (rank >= static_cast<int>(found.size()))
+      throw InvalidArgument("platform file '" + file + "': host '" + host->get_name() +
+                            "' has ddl_rank " + std::to_string(rank) + " but there are only " +
+                            std::to_string(found.size()) + " GPU hosts (ranks must be 0..p-1)");
+    auto& slot = gpus[static_cast<std::size_t>(rank)];
+    if (slot != nullptr)
+      throw InvalidArgument("platform file '" + file + "': ddl_rank " + std::to_string(rank) +
+                            " is on both '" + slot->get_name() + "' and '" + host->get_name() +
+                            "'");
+    slot = host;
+  }
+  return gpus;
+}
+
+Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file,
+                       const PlatformChoice& choice) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_regular_file(file, ec))
     throw InvalidArgument("platform file '" + file + "' does not exist");
   if (!std::ifstream(file)) throw InvalidArgument("platform file '" + file + "' cannot be read");
   check_platform_nesting(file);  // SimGrid's XML lexer overflows on deep nesting: refuse it first
+  const PlatformOutline outline = read_platform_outline(file);  // what SimGrid would abort on
   try {
     engine.load_platform(file);
     // Floyd zones compute their routes when sealed; route_to() before that finds none.
@@ -181,29 +188,28 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file) {
   }
   Platform p;
   p.file = file;
-  std::vector<std::pair<int, simgrid::s4u::Host*>> found;
-  for (simgrid::s4u::Host* h : engine.get_all_hosts())
-    if (const char* r = h->get_property(prop::kRank))
-      found.emplace_back(parse_rank(h->get_name(), r), h);
-  if (found.empty())
-    throw InvalidArgument("platform file '" + file +
-                          "' has no GPU hosts (hosts with a ddl_rank property)");
-  p.gpus.assign(found.size(), nullptr);
-  for (const auto& [rank, host] : found) {
-    if (rank >= static_cast<int>(found.size()))
-      throw InvalidArgument("platform file '" + file + "': host '" + host->get_name() +
-                            "' has ddl_rank " + std::to_string(rank) + " but there are only " +
-                            std::to_string(found.size()) + " GPU hosts (ranks must be 0..p-1)");
-    auto& slot = p.gpus[static_cast<std::size_t>(rank)];
-    if (slot != nullptr)
-      throw InvalidArgument("platform file '" + file + "': ddl_rank " + std::to_string(rank) +
-                            " is on both '" + slot->get_name() + "' and '" + host->get_name() +
-                            "'");
-    slot = host;
+  p.gpus = ranked_hosts(engine, file);
+  if (!p.gpus.empty() && choice.hostfile)
+    throw InvalidArgument("--hostfile '" + *choice.hostfile + "': platform file '" + file +
+                          "' places its ranks itself (hosts with " + prop::kRank +
+                          "); a hostfile is for platforms without them");
+  if (p.gpus.empty()) {
+    RankHosts r = choose_rank_hosts(engine, file, choice.hostfile);
+    p.gpus = std::move(r.hosts);
+    p.natural_dims = r.natural_dims;
   }
-  for (simgrid::s4u::Host* h : p.gpus)
-    p.memory_bandwidth.push_back(
-        parse_bandwidth(h->get_name(), h->get_property(prop::kMemoryBandwidth)));
+  std::size_t own_bandwidth = 0;
+  for (simgrid::s4u::Host* h : p.gpus) {
+    const char* m = h->get_property(prop::kMemoryBandwidth);
+    own_bandwidth += m != nullptr;
+    p.memory_bandwidth.push_back(m ? parse_bandwidth(h->get_name(), m)
+                                   : choice.memory_bandwidth.value_or(kDefaultMemoryBandwidth));
+  }
+  if (choice.memory_bandwidth && own_bandwidth == p.gpus.size())
+    throw InvalidArgument("--memory-bandwidth: every GPU host of platform file '" + file +
+                          "' has its own " + prop::kMemoryBandwidth +
+                          " property, which wins: the flag is for hosts without one");
+  check_gpu_routes(outline, p.gpus, file);
   if (const char* dims = engine.get_netzone_root()->get_property(prop::kDims)) {
     try {
       p.natural_dims = Dims::parse(dims);

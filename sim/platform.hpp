@@ -1,7 +1,8 @@
 // The simulated machine: a SimGrid platform file whose GPU hosts carry `ddl_rank` (their rank)
 // and `memory_bandwidth` (bytes/s, what local reduce and copy cost), and whose top zone may
-// carry `ddl_dims` (the natural grid, e.g. "4x8x8"). Everything here runs before the
-// simulation starts; one Engine per process (a SimGrid rule).
+// carry `ddl_dims` (the natural grid, e.g. "4x8x8"); or any SimGrid platform without them, whose
+// ranks follow a hostfile or the host order (sim/platform_ranks.hpp). Everything here runs
+// before the simulation starts; one Engine per process (a SimGrid rule).
 #pragma once
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "algorithms/dims.hpp"
+#include "sim/platform_ranks.hpp"
 
 namespace simgrid::s4u {
 class Engine;
@@ -25,8 +27,13 @@ namespace ddl::sim {
 // Creates the process's Engine with the network model this project uses (see sim/README.md):
 // CM02 with the TCP window disabled (TCP-gamma 1e18) and no cross-traffic, i.e. every
 // message costs route latency + bytes / bottleneck bandwidth, links shared fairly. It must be
-// the model calibration feeds, so it is set here in code, not left to command lines.
-simgrid::s4u::Engine& start_engine(const char* program);
+// the model calibration feeds, so it is set here in code, not left to command lines. `cfg`
+// ("name:value", ddlsim's --cfg) is set after it, so it may change the model: InvalidArgument
+// naming the item for one without ':', a name SimGrid does not know, a value of the wrong type,
+// or, for the options whose bad values abort SimGrid (the models, optims and solvers), a value
+// it does not offer; contexts/factory, fixed when the Engine starts, is refused (sim/README.md
+// lists which options change results).
+simgrid::s4u::Engine& start_engine(const char* program, const std::vector<std::string>& cfg = {});
 
 // Piecewise per-message factor, as calibration writes it (root zone properties
 // `ddl_lat_factors` and `ddl_bw_factors`, "BYTES:FACTOR;BYTES:FACTOR;..."): a message of n bytes
@@ -75,7 +82,7 @@ struct Platform {
   std::string file;
   std::vector<simgrid::s4u::Host*> gpus;  // index = rank
   std::vector<double> memory_bandwidth;   // bytes/s, index = rank
-  std::optional<Dims> natural_dims;       // the top zone's ddl_dims, when present
+  std::optional<Dims> natural_dims;       // the top zone's ddl_dims, else the hostfile's grid
   FactorTable latency_factors;            // empty: every factor is 1
   FactorTable bandwidth_factors;
   // GPU hosts with ddl_node and ddl_leaf (all of them or none): index = rank; empty: none, and
@@ -117,9 +124,15 @@ struct Platform {
 // The class of a message between hosts at `a` and `b`.
 MessageClass message_class(const HostPlace& a, const HostPlace& b);
 
-// Loads `file` into the engine and collects the GPU hosts. Throws InvalidArgument for a missing
-// file, a file SimGrid cannot parse, no GPU hosts, ranks that are not 0..p-1 exactly once, a
-// missing or non-positive memory_bandwidth, a ddl_dims that does not fit, or malformed factors;
+// Loads `file` into the engine and collects the GPU hosts. Before SimGrid sees the file, its
+// nesting, values and routes are checked (sim/platform_precheck.hpp, sim/platform_outline.hpp);
+// after loading, the routes between the GPU hosts (sim/platform_routes.hpp). GPU hosts: those
+// with ddl_rank; without any, the hosts `choice.hostfile` names or every host
+// (choose_rank_hosts), a hostfile with ddl_rank hosts being refused. A GPU host without
+// memory_bandwidth takes choice.memory_bandwidth, else kDefaultMemoryBandwidth; a
+// choice.memory_bandwidth that no host would take is refused. Throws InvalidArgument for a missing
+// file, a file SimGrid cannot parse, no hosts, ranks that are not 0..p-1 exactly once, a
+// non-positive memory_bandwidth, a ddl_dims that does not fit, or malformed factors;
 // for ddl_node / ddl_leaf on some GPU hosts only, one without the other, not a non-negative
 // integer, or one node on two leaves; and for per-class factors without them.
 // When the root zone carries ddl_lat_factors / ddl_bw_factors (or per-class ones), installs them
@@ -130,7 +143,8 @@ MessageClass message_class(const HostPlace& a, const HostPlace& b);
 // the largest count <= n (1 below the first): a capacity that depends on how many flows share
 // it (ddlcalibrate's bus), installed as SimGrid's NONLINEAR sharing policy; on a link that is
 // not SHARED it is refused (InvalidArgument).
-Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file);
+Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file,
+                       const PlatformChoice& choice = {});
 
 // --dims when given (its product must equal the GPU count), else the platform's ddl_dims,
 // else one flat dimension.

@@ -7,7 +7,8 @@
 // one has α = β = 0. γ = 3 / memory bandwidth of rank 0 (a reduction reads two bytes and writes
 // one per result byte), the same cost SimCommunicator::reduce charges. Per-size and peer-read
 // factors of a calibrated platform enter only through `footprint` (below). Contention (several
-// flows on one link) is not in these numbers: that is what simulating adds.
+// flows on one link) is not in these numbers: the model column and `auto` add it by pricing
+// over the platform's routes (route_topology.hpp, model_plan.hpp).
 #pragma once
 
 #include "algorithms/cost_params.hpp"

@@ -4,18 +4,24 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <regex>
+#include <simgrid/s4u/Host.hpp>
 
 #include "algorithms/error.hpp"
+#include "harness/progress.hpp"
 #include "harness/sizes.hpp"
 #include "harness/workload.hpp"
 #include "harness/workload_cli.hpp"
 #include "harness/workload_report.hpp"
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
+#include "sim/platform_options.hpp"
 #include "sim/workload_run.hpp"
 
 namespace po = boost::program_options;
@@ -34,6 +40,7 @@ std::string ms(double seconds) {
 }
 
 std::vector<std::string> header_lines(const WorkloadArgs& a, const harness::IterationPlan& plan,
+                                      const harness::TrainingEffects& effects,
                                       const std::string& where) {
   double forward = 0;
   for (double s : plan.forward_s) forward += s;
@@ -46,12 +53,36 @@ std::vector<std::string> header_lines(const WorkloadArgs& a, const harness::Iter
           " at batch " + std::to_string(a.workload.reference_batch) +
           ", linear in the batch), then the optimizer step (one reduce of the gradients into the "
           "weights)",
-      "gradient buckets: " + std::to_string(plan.buckets.size()) + " (first " +
+      "gradient buckets: " + std::to_string(plan.buckets.size()) + " of " +
+          std::string(to_string(a.dtype)) + " gradients (first " +
           harness::format_size(a.buckets.first_bucket_bytes) + ", then " +
           harness::format_size(a.buckets.bucket_bytes) +
           "), each allreduce overlaps the rest of the backward pass",
+      "effects (training_effects.hpp): " + effects.describe(),
       where,
   };
+}
+
+// The GPU hosts' ddl_compute_interference (the same on every GPU host, else an error); 0 when
+// none has it.
+double platform_interference(const Platform& platform) {
+  std::optional<std::string> value;
+  for (const simgrid::s4u::Host* host : platform.gpus) {
+    const char* p = host->get_property("ddl_compute_interference");
+    const std::string v = p ? p : "";
+    if (!value) value = v;
+    if (*value != v)
+      throw InvalidArgument(platform.file + ": GPU hosts disagree on ddl_compute_interference ('" +
+                            *value + "' and '" + v + "' on " + host->get_name() + ")");
+  }
+  if (!value || value->empty()) return 0;
+  double f = 0;
+  const auto [ptr, ec] = std::from_chars(value->data(), value->data() + value->size(), f);
+  if (ec != std::errc() || ptr != value->data() + value->size() || !std::isfinite(f) || f < 0 ||
+      f > 10)
+    throw InvalidArgument(platform.file + ": ddl_compute_interference '" + *value +
+                          "' is not a number in [0, 10]");
+  return f;
 }
 
 // The platform family of --sweep: <dir>/<stem>_<N>.xml for every N present, in increasing N.
@@ -117,9 +148,13 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
   if (!common.methods.empty())
     throw InvalidArgument(
         "--methods does not go with --sweep: each size runs on its own natural grid");
+  if (vm.count("hostfile"))
+    throw InvalidArgument(
+        "--hostfile does not go with --sweep: each size of the family has its own hosts");
   const std::vector<std::string> files = family_of(platform_file);
   std::vector<harness::WorkloadRow> rows;
   std::size_t sizes_run = 0;
+  harness::Progress progress("ddlsim", files.size());
   for (const std::string& file : files) {
     std::vector<std::string> args = {"ddlsim",
                                      "--platform",
@@ -132,6 +167,8 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
                                      vm["bucket"].as<std::string>(),
                                      "--first-bucket",
                                      vm["first-bucket"].as<std::string>(),
+                                     "-d",
+                                     vm["dtype"].as<std::string>(),
                                      "--algo",
                                      vm["algo"].as<std::string>(),
                                      "--segment",
@@ -144,11 +181,27 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
                                      std::to_string(common.warmup),
                                      "--format",
                                      "csv"};
+    for (const char* flag : {"jitter", "seed", "interference", "bucket-launch", "data-loading"})
+      if (vm.count(flag)) {
+        args.push_back(std::string("--") + flag);
+        args.push_back(vm[flag].as<std::string>());
+      }
+    if (a.effects_off) args.push_back("--no-effects");
+    if (vm.count("memory-bandwidth")) {
+      args.push_back("--memory-bandwidth");
+      args.push_back(vm["memory-bandwidth"].as<std::string>());
+    }
+    if (vm.count("cfg"))
+      for (const std::string& c : vm["cfg"].as<std::vector<std::string>>()) {
+        args.push_back("--cfg");
+        args.push_back(c);
+      }
     if (vm.count("sweep-max-gpus")) {
       args.push_back("--sweep-max-gpus");
       args.push_back(std::to_string(vm["sweep-max-gpus"].as<int>()));
     }
     std::vector<harness::WorkloadRow> found = harness::parse_workload_csv(run_self(args), a.batch);
+    progress.step(fs::path(file).filename().string());
     // No rows: this size is over --sweep-max-gpus, and so is every larger one.
     if (found.empty()) break;
     ++sizes_run;
@@ -157,7 +210,7 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
   const harness::IterationPlan plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
   harness::write_workload_report(
       std::cout, common.format, rows,
-      header_lines(a, plan,
+      header_lines(a, plan, a.effects,
                    "platform family of " + platform_file + ": " + std::to_string(sizes_run) +
                        " sizes, one simulation process each"));
   return 0;
@@ -189,8 +242,11 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
     throw InvalidArgument("--sweep-max-gpus must be at least 1, got " + std::to_string(max_gpus));
   if (vm["sweep"].as<bool>()) return run_sweep_mode(vm, common, platform_file, a);
 
-  simgrid::s4u::Engine& engine = start_engine(program);
-  const Platform platform = load_platform(engine, platform_file);
+  const PlatformFlags platform_flags = read_platform_flags(vm);
+  const PlatformSource source(platform_file);
+  simgrid::s4u::Engine& engine = start_engine(program, platform_flags.cfg);
+  Platform platform = load_platform(engine, source.xml(), platform_flags.choice);
+  platform.file = source.shown();
   if (vm.count("sweep-max-gpus") && platform.ranks() > max_gpus) {
     // The csv header alone: the sweep reads "no rows" as "past the limit".
     harness::write_workload_report(
@@ -205,6 +261,10 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
   config.algos = common.algos;
   config.options = harness::algorithm_options(common, dims);
   config.options.cost = platform_costs(platform, dims);
+  config.effects = a.effects;
+  config.dtype = a.dtype;
+  if (!a.effects_off && !a.interference_flag)
+    config.effects.interference = platform_interference(platform);
   config.iters = common.iters;
   config.warmup = common.warmup;
   std::vector<harness::WorkloadRow> rows;
@@ -213,7 +273,7 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
         {platform.ranks(), r.algo, dims.to_string(), a.batch, r.iteration_s, r.compute_s});
   harness::write_workload_report(
       std::cout, common.format, rows,
-      header_lines(a, config.plan,
+      header_lines(a, config.plan, config.effects,
                    "platform " + platform.file + ", " + std::to_string(platform.ranks()) +
                        " GPUs, dims " + dims.to_string()));
   return 0;

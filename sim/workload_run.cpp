@@ -1,11 +1,14 @@
 #include "sim/workload_run.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <optional>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 
 #include "algorithms/error.hpp"
+#include "harness/progress.hpp"
 #include "harness/workload_driver.hpp"
 #include "sim/sim_communicator.hpp"
 
@@ -25,6 +28,7 @@ class SimSignal : public harness::StreamSignal {
 
 struct RankSignals {
   SimSignal ready, done;
+  std::atomic<int> buckets_pending{0};  // actors run one at a time: atomic only for the API
 };
 
 struct Shared {
@@ -48,6 +52,9 @@ harness::StreamConfig stream_config(const Shared& sh, const Algorithm* algo) {
   // gradients by an address range of its communicator's).
   c.gradients = MutView{nullptr, sh.config->plan.gradient_bytes};
   c.parameters = MutView{nullptr, sh.config->plan.gradient_bytes};
+  c.effects = sh.config->effects;
+  c.dtype = sh.config->dtype;
+  c.pause = [](double seconds) { simgrid::s4u::this_actor::sleep_for(seconds); };
   return c;
 }
 
@@ -64,16 +71,23 @@ void compute_main(Shared* sh, int rank) {
     const WorkloadRunConfig& cfg = *sh->config;
     SimCommunicator comm(sh->world, rank);
     RankSignals& sig = sh->signals[static_cast<std::size_t>(rank)];
+    std::optional<harness::Progress> progress;  // wall time of a long simulation, on rank 0
+    if (rank == 0)
+      progress.emplace("ddlsim",
+                       sh->algos.size() * static_cast<std::size_t>(cfg.warmup + cfg.iters));
     for (std::size_t a = 0; a < sh->algos.size(); ++a) {
-      const harness::StreamConfig sc = stream_config(*sh, sh->algos[a]);
+      harness::StreamConfig sc = stream_config(*sh, sh->algos[a]);
+      sc.buckets_pending = &sig.buckets_pending;
       for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
         sh->barrier->wait();
-        const harness::IterationTimes t = harness::compute_iteration(comm, sc, sig.ready, sig.done);
+        const harness::IterationTimes t =
+            harness::compute_iteration(comm, sc, sig.ready, sig.done, it);
+        if (progress) progress->step(sh->algos[a]->name + " iteration " + std::to_string(it + 1));
         if (it < cfg.warmup) continue;
         const std::size_t slot =
             a * static_cast<std::size_t>(cfg.iters) + static_cast<std::size_t>(it - cfg.warmup);
         sh->iteration_s[slot] = std::max(sh->iteration_s[slot], t.iteration_s());
-        sh->compute_s[slot] = std::max(sh->compute_s[slot], t.compute_s());
+        sh->compute_s[slot] = std::max(sh->compute_s[slot], t.single_gpu_s);
       }
     }
     ++sh->finished;
@@ -93,6 +107,7 @@ void comm_main(Shared* sh, int rank) {
     for (const Algorithm* algo : sh->algos) {
       harness::StreamConfig sc = stream_config(*sh, algo);
       sc.gradients = gradients.view();
+      sc.buckets_pending = &sig.buckets_pending;
       for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
         comm.note_written(sc.gradients);  // the backward pass rewrites every gradient
         harness::comm_iteration(comm, sc, sig.ready, sig.done, it);
@@ -110,6 +125,7 @@ std::vector<WorkloadResult> run_workload(const Platform& platform,
                                          const WorkloadRunConfig& config) {
   DDL_CHECK(config.iters >= 1 && config.warmup >= 0,
             "workload iterations must be >= 1 and warmup >= 0");
+  harness::validate(config.effects);
   Shared sh{&platform, &config, SimWorld{&platform, false}, {}, {}, {}, {}, {}, 0, {}};
   for (const std::string& name : config.algos) {
     const Algorithm& a = find_algorithm(name);

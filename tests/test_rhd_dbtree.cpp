@@ -91,11 +91,13 @@ Buffers play_allreduce(const std::vector<std::vector<Schedule>>& ranks, std::siz
 }
 
 void require_exact(const char* name, int p, std::size_t count, DType t, ReduceOp op,
-                   std::size_t segment_bytes) {
+                   std::size_t segment_bytes, HdOrder order = HdOrder::near) {
   Options opts;
   opts.segment_bytes = segment_bytes;
+  opts.hd_order = order;
   INFO(name << " ranks=" << p << " count=" << count << " " << to_string(t) << " " << to_string(op)
-            << " segment=" << segment_bytes);
+            << " segment=" << segment_bytes
+            << " order=" << (order == HdOrder::near ? "near" : "far"));
   const test::Outcome out = test::run_collective(find_algorithm(name), p, count, t, op, opts);
   INFO(out.first);
   REQUIRE(out.wrong == 0);
@@ -110,91 +112,119 @@ Group group_of(int g, int me) {
 
 }  // namespace
 
-TEST_CASE("hd reduce-scatter halves toward block i, allgather doubles back", "[schedule][rhd]") {
-  for (int g : {1, 2, 4, 8, 16})
-    for (std::size_t count : {0u, 1u, 3u, 7u, 16u, 17u, 100u}) {
-      const Block range{8 * kElem, count * kElem};  // a sub-range, as ddl's pieces are
-      const auto blocks = partition(range, static_cast<std::size_t>(g), kElem);
-      for (int me = 0; me < g; ++me) {
-        INFO("g=" << g << " count=" << count << " me=" << me);
-        const Group group = group_of(g, me);
-        const Schedule rs = hd_reduce_scatter(group, range, kElem, 1);
-        const Schedule ag = hd_allgather(group, range, kElem, 1);
-        int steps = 0;
-        for (int m = 1; m < g; m *= 2) ++steps;
-        REQUIRE(rs.size() == static_cast<std::size_t>(steps));
-        REQUIRE(ag.size() == static_cast<std::size_t>(steps));
-        Block held = range;
-        int m = g / 2;
-        for (const Step& s : rs) {
-          REQUIRE(s.sends.size() == 1);
-          REQUIRE(s.recvs.size() == 1);
-          CHECK(s.reduce);
-          CHECK(s.dimension == 1);
-          CHECK(s.sends[0].peer == group.ranks[static_cast<std::size_t>(me ^ m)]);
-          CHECK(s.recvs[0].peer == s.sends[0].peer);
-          // The halves are adjacent, do not overlap and cover what was held; the kept
-          // (received) half is the one on my side of m.
-          const Transfer& lo = (me & m) ? s.sends[0] : s.recvs[0];
-          const Transfer& hi = (me & m) ? s.recvs[0] : s.sends[0];
-          CHECK(lo.offset == held.offset);
-          CHECK(lo.offset + lo.bytes == hi.offset);
-          CHECK(hi.offset + hi.bytes == held.offset + held.bytes);
-          held = {s.recvs[0].offset, s.recvs[0].bytes};
-          m /= 2;
+TEST_CASE("hd distances: near-first 1, 2, ..., far-first the reverse", "[schedule][rhd]") {
+  CHECK(hd_distances(8, HdOrder::near) == std::vector<int>{1, 2, 4});
+  CHECK(hd_distances(8, HdOrder::far) == std::vector<int>{4, 2, 1});
+  CHECK(hd_distances(1, HdOrder::near).empty());
+  // Near-first ends member i on block bit-reverse(i): 1 = 001 -> 100, 6 = 110 -> 011.
+  CHECK(hd_owned_block(1, 8, HdOrder::near) == 4);
+  CHECK(hd_owned_block(6, 8, HdOrder::near) == 3);
+  CHECK(hd_owned_block(6, 8, HdOrder::far) == 6);
+  CHECK(hd_owned_block(0, 1, HdOrder::near) == 0);
+}
+
+TEST_CASE("hd reduce-scatter halves toward its block, allgather doubles back", "[schedule][rhd]") {
+  for (HdOrder order : {HdOrder::near, HdOrder::far})
+    for (int g : {1, 2, 4, 8, 16})
+      for (std::size_t count : {0u, 1u, 3u, 7u, 16u, 17u, 100u}) {
+        const Block range{8 * kElem, count * kElem};  // a sub-range, as ddl's pieces are
+        const auto blocks = partition(range, static_cast<std::size_t>(g), kElem);
+        std::vector<int> owners;
+        for (int me = 0; me < g; ++me) {
+          INFO("order=" << (order == HdOrder::near ? "near" : "far") << " g=" << g
+                        << " count=" << count << " me=" << me);
+          const Group group = group_of(g, me);
+          const Schedule rs = hd_reduce_scatter(group, range, kElem, 1, order);
+          const Schedule ag = hd_allgather(group, range, kElem, 1, order);
+          const std::vector<int> distances = hd_distances(g, order);
+          REQUIRE(rs.size() == distances.size());
+          REQUIRE(ag.size() == distances.size());
+          Block held = range;
+          for (std::size_t k = 0; k < rs.size(); ++k) {
+            const Step& s = rs[k];
+            const int m = distances[k];
+            REQUIRE(s.sends.size() == 1);
+            REQUIRE(s.recvs.size() == 1);
+            CHECK(s.reduce);
+            CHECK(s.dimension == 1);
+            CHECK(s.sends[0].peer == group.ranks[static_cast<std::size_t>(me ^ m)]);
+            CHECK(s.recvs[0].peer == s.sends[0].peer);
+            // The halves are adjacent, do not overlap and cover what was held; the kept
+            // (received) half is the upper one when bit m is set.
+            const Transfer& lo = (me & m) ? s.sends[0] : s.recvs[0];
+            const Transfer& hi = (me & m) ? s.recvs[0] : s.sends[0];
+            CHECK(lo.offset == held.offset);
+            CHECK(lo.offset + lo.bytes == hi.offset);
+            CHECK(hi.offset + hi.bytes == held.offset + held.bytes);
+            held = {s.recvs[0].offset, s.recvs[0].bytes};
+          }
+          const int owned = hd_owned_block(me, g, order);
+          owners.push_back(owned);
+          CHECK(held == blocks[static_cast<std::size_t>(owned)]);
+          for (std::size_t k = 0; k < ag.size(); ++k) {
+            const Step& s = ag[k];
+            const int m = distances[distances.size() - 1 - k];
+            CHECK_FALSE(s.reduce);
+            CHECK(s.sends[0].peer == group.ranks[static_cast<std::size_t>(me ^ m)]);
+            CHECK(s.sends[0] == Transfer{s.sends[0].peer, held.offset, held.bytes});
+            const Transfer& r = s.recvs[0];
+            // The peer's run lies on its side of m.
+            if (me & m)
+              CHECK(r.offset + r.bytes == held.offset);
+            else
+              CHECK(held.offset + held.bytes == r.offset);
+            held = {std::min(held.offset, r.offset), held.bytes + r.bytes};
+          }
+          CHECK(held == range);
         }
-        CHECK(held == blocks[static_cast<std::size_t>(me)]);
-        m = 1;
-        for (const Step& s : ag) {
-          CHECK_FALSE(s.reduce);
-          CHECK(s.sends[0].peer == group.ranks[static_cast<std::size_t>(me ^ m)]);
-          CHECK(s.sends[0] == Transfer{s.sends[0].peer, held.offset, held.bytes});
-          const Transfer& r = s.recvs[0];
-          // The peer's run lies on its side of m.
-          if (me & m)
-            CHECK(r.offset + r.bytes == held.offset);
-          else
-            CHECK(held.offset + held.bytes == r.offset);
-          held = {std::min(held.offset, r.offset), held.bytes + r.bytes};
-          m *= 2;
-        }
-        CHECK(held == range);
+        // Every block has exactly one owner.
+        std::sort(owners.begin(), owners.end());
+        for (int i = 0; i < g; ++i) CHECK(owners[static_cast<std::size_t>(i)] == i);
       }
-    }
 }
 
 TEST_CASE("hd steps reject groups that are not powers of two", "[schedule][rhd]") {
   for (int n : {1, 2, 4, 8, 1024, 1 << 30}) CHECK(is_power_of_two(n));
   for (int n : {0, -2, 3, 6, 12, 1000}) CHECK_FALSE(is_power_of_two(n));
-  CHECK_THROWS_AS(hd_reduce_scatter(group_of(3, 0), {0, 12}, kElem, 0), InvalidArgument);
-  CHECK_THROWS_AS(hd_allgather(group_of(6, 2), {0, 24}, kElem, 0), InvalidArgument);
+  CHECK_THROWS_AS(hd_reduce_scatter(group_of(3, 0), {0, 12}, kElem, 0, HdOrder::near),
+                  InvalidArgument);
+  CHECK_THROWS_AS(hd_allgather(group_of(6, 2), {0, 24}, kElem, 0, HdOrder::far), InvalidArgument);
 }
 
 // For powers of two this is halving-doubling alone, so it also checks hd's exchanges add up.
 TEST_CASE("rhd schedule: fold, halving-doubling among survivors, unfold", "[schedule][rhd]") {
-  for (int p = 1; p <= 16; ++p) {
-    const int survivors = rhd_survivors(p);
-    CHECK(is_power_of_two(survivors));
-    CHECK(survivors <= p);
-    CHECK(2 * survivors > p);
-    for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{37}}) {
-      INFO("p=" << p << " count=" << count);
-      std::vector<std::vector<Schedule>> ranks;
-      for (int r = 0; r < p; ++r) ranks.push_back({rhd_schedule(p, r, count, kElem)});
-      for (const auto& s : ranks) CHECK(s[0].size() == ranks[0][0].size());
-      const int folded = p - survivors;
-      for (int r = 0; r < 2 * folded; r += 2) {
-        // A folded rank sends everything once and receives everything once, at the ends.
-        const Schedule& s = ranks[static_cast<std::size_t>(r)][0];
-        CHECK(s.front().sends == std::vector<Transfer>{{r + 1, 0, count * kElem}});
-        CHECK(s.back().recvs == std::vector<Transfer>{{r + 1, 0, count * kElem}});
-        for (std::size_t t = 1; t + 1 < s.size(); ++t) CHECK(s[t].sends.empty());
+  for (HdOrder order : {HdOrder::near, HdOrder::far})
+    for (int p = 1; p <= 16; ++p) {
+      const int survivors = rhd_survivors(p);
+      CHECK(is_power_of_two(survivors));
+      CHECK(survivors <= p);
+      CHECK(2 * survivors > p);
+      for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{37}}) {
+        INFO("p=" << p << " count=" << count);
+        std::vector<std::vector<Schedule>> ranks;
+        for (int r = 0; r < p; ++r) ranks.push_back({rhd_schedule(p, r, count, kElem, order)});
+        for (const auto& s : ranks) CHECK(s[0].size() == ranks[0][0].size());
+        const int folded = p - survivors;
+        for (int r = 0; r < 2 * folded; r += 2) {
+          // A folded rank sends everything once and receives everything once, at the ends.
+          const Schedule& s = ranks[static_cast<std::size_t>(r)][0];
+          CHECK(s.front().sends == std::vector<Transfer>{{r + 1, 0, count * kElem}});
+          CHECK(s.back().recvs == std::vector<Transfer>{{r + 1, 0, count * kElem}});
+          for (std::size_t t = 1; t + 1 < s.size(); ++t) CHECK(s[t].sends.empty());
+        }
+        if (survivors > 1) {
+          // The first halving step pairs survivors at distance 1 (near) or p'/2 (far): for a
+          // power of two, rank 0 with rank 1 or with rank p/2.
+          const Step& first = ranks[static_cast<std::size_t>(p - 1)][0][folded > 0 ? 1 : 0];
+          const int new_rank = p - 1 - folded;
+          const int partner = new_rank ^ (order == HdOrder::near ? 1 : survivors / 2);
+          CHECK(first.sends[0].peer == (partner < folded ? 2 * partner + 1 : partner + folded));
+        }
+        const Buffers out = play_allreduce(ranks, count);
+        for (const auto& b : out)
+          for (unsigned v : b) CHECK(v == (1u << p) - 1);
       }
-      const Buffers out = play_allreduce(ranks, count);
-      for (const auto& b : out)
-        for (unsigned v : b) CHECK(v == (1u << p) - 1);
     }
-  }
 }
 
 TEST_CASE("dbtree: NCCL's trees, complementary and of logarithmic height", "[schedule][dbtree]") {
@@ -285,7 +315,8 @@ TEST_CASE("rhd and dbtree are exact over ranks 1..16 and awkward counts",
       for (std::size_t count :
            {std::size_t{0}, std::size_t{1}, q - 1, q, q + 1, test::large_count(1000003),
             test::large_count(std::size_t{1} << 20)})
-        require_exact(name, p, count, DType::float32, ReduceOp::sum, 0);
+        for (HdOrder order : {HdOrder::near, HdOrder::far})
+          require_exact(name, p, count, DType::float32, ReduceOp::sum, 0, order);
     }
 }
 
@@ -294,7 +325,9 @@ TEST_CASE("rhd and dbtree are exact for every dtype and op", "[loopback][rhd][db
     for (int p : {1, 2, 3, 4, 7, 8, 16})
       for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{67}})
         for (DType t : all_dtypes())
-          for (ReduceOp op : all_reduce_ops()) require_exact(name, p, count, t, op, 0);
+          for (ReduceOp op : all_reduce_ops())
+            for (HdOrder order : {HdOrder::near, HdOrder::far})
+              require_exact(name, p, count, t, op, 0, order);
 }
 
 TEST_CASE("rhd and dbtree are exact with segmenting", "[loopback][rhd][dbtree]") {
@@ -305,5 +338,6 @@ TEST_CASE("rhd and dbtree are exact with segmenting", "[loopback][rhd][dbtree]")
     for (int p : {2, 3, 5, 8, 13})
       for (const auto& [count, segments] : cases)
         for (std::size_t segment : segments)
-          require_exact(name, p, count, DType::float32, ReduceOp::avg, segment);
+          for (HdOrder order : {HdOrder::near, HdOrder::far})
+            require_exact(name, p, count, DType::float32, ReduceOp::avg, segment, order);
 }

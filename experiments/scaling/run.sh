@@ -1,8 +1,9 @@
 #!/bin/sh
 # The scaling study in one command: simulated ResNet-50/101 training iterations on S822LC
 # clusters (4 -> 256 GPUs, every algorithm, ddl's grid searched), Goyal et al.'s Big Basin setup
-# (8 -> 256 GPUs), and larger S822LC clusters (512 -> 4096 GPUs); then tables, plots and
-# REPORT.md.
+# (8 -> 256 GPUs), larger S822LC clusters (512 -> 4096 GPUs), and the sensitivity of ResNet-50's
+# efficiency at 256 and 4096 GPUs to compute jitter and interference (assumed values, swept); then
+# tables, plots and REPORT.md, which compares the ideal rows with the runs.csv this run replaces.
 #
 #   experiments/scaling/run.sh                 # uses build/bin/ddlsim
 #   BUILD=build-rel experiments/scaling/run.sh # another build folder (relative to the repository)
@@ -42,9 +43,16 @@ for nodes in 512 1024; do
 done
 
 mkdir -p "$here/results"
+# The previous results, for the report's check that the ideal model's numbers are unchanged.
+baseline=
+if [ -f "$here/results/runs.csv" ]; then
+  cp "$here/results/runs.csv" "$tmp/previous_runs.csv"
+  baseline="--baseline $tmp/previous_runs.csv"
+fi
 start=$(date +%s)
 "$python" "$here/simulate.py" --ddlsim "$ddlsim" --tmp "$tmp" --jobs "${JOBS:-2}" -o "$here/results/runs.csv"
 end=$(date +%s)
+# shellcheck disable=SC2086 # $baseline is empty or two words
 "$python" "$here/analyze.py" --runs "$here/results/runs.csv" --out "$here/results" --report "$here/REPORT.md" \
-  --wall-s $((end - start)) --jobs "${JOBS:-2}" --ddlsim "$ddlsim"
+  --wall-s $((end - start)) --jobs "${JOBS:-2}" $baseline
 echo "run.sh: $((end - start)) s of simulation; results in experiments/scaling/results, report experiments/scaling/REPORT.md"

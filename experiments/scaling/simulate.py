@@ -19,7 +19,15 @@ Experiments:
             to RING_MAX_GPUS and hier (a ring among the node leaders) up to HIER_MAX_GPUS (their
             simulation cost grows as the square of the ring's length), ddl only on grids whose
             dimensions are all at most LARGE_MAX_EXTENT (a long ring in one dimension is both
-            slow on the machine and slow to simulate).
+            slow on the machine and slow to simulate);
+  sensitivity  the training effects of harness/training_effects.hpp swept at assumed values (no
+            shipped workload or platform sets them): compute jitter (--jitter CV) and
+            interference (--interference F), ResNet-50, ddl on its best grid and ring at 256 GPUs
+            (SENSITIVITY_256) and ddl 4x32x32 alone at 4096 GPUs (SENSITIVITY_4096, smaller: a
+            jittered 4096-GPU iteration costs about half an hour of CPU to simulate). Jittered
+            points average JITTER_ITERS iterations (each iteration draws new factors, so the
+            slowest-of-p shows as a mean rather than one draw); without jitter every iteration
+            is the same and one suffices. The (0, 0) point is the ideal run of s822lc / large.
 """
 import argparse
 import concurrent.futures
@@ -38,6 +46,10 @@ OTHERS = "ddl,rhd,dbtree,hier"           # cheap to simulate; ring runs in a job
 RING_MAX_GPUS = 512
 HIER_MAX_GPUS = 2048
 LARGE_MAX_EXTENT = 32
+# (jitter CV, interference F) points besides (0, 0); assumed values, swept for sensitivity.
+SENSITIVITY_256 = [(0.02, 0), (0.05, 0), (0, 0.1), (0, 0.2), (0.05, 0.1)]
+SENSITIVITY_4096 = [(0, 0.1)]
+JITTER_ITERS = 5
 
 
 def natural_dims(nodes):
@@ -64,40 +76,54 @@ def s822lc_file(nodes, tmp):
 
 
 def jobs(tmp):
-    """(experiment, model, platform file, --algo, --dims or None, --methods or None)."""
+    """(experiment, model, platform file, --algo, --dims or None, --methods or None, effects).
+
+    effects: () for the workload's and platform's own parameters (none set: the ideal model), or
+    (jitter CV, interference F) for a sensitivity point."""
     out = []
     for model in MODELS:
         for n in S822LC_NODES:
             plat = s822lc_file(n, tmp)
-            out.append(("s822lc", model, plat, "ring", None, None))
-            out.append(("s822lc", model, plat, OTHERS, None, None))
+            out.append(("s822lc", model, plat, "ring", None, None, ()))
+            out.append(("s822lc", model, plat, OTHERS, None, None, ()))
             for dims in factorizations(n):
                 if dims != natural_dims(n):
-                    out.append(("dims", model, plat, "ddl", dims, None))
+                    out.append(("dims", model, plat, "ddl", dims, None, ()))
     for s in BIGBASIN_SERVERS:
         plat = os.path.join("platforms", f"bigbasin_{s}.xml")
-        out.append(("bigbasin", "resnet50", plat, "ring," + OTHERS, None, None))
+        out.append(("bigbasin", "resnet50", plat, "ring," + OTHERS, None, None, ()))
         if s > 1:
-            out.append(("bigbasin", "resnet50", plat, "ddl", f"8x{s}", "ring,hd"))
+            out.append(("bigbasin", "resnet50", plat, "ddl", f"8x{s}", "ring,hd", ()))
     for n in LARGE_NODES:
         plat = s822lc_file(n, tmp)
         if 4 * n <= RING_MAX_GPUS:
-            out.append(("large", "resnet50", plat, "ring", None, None))
+            out.append(("large", "resnet50", plat, "ring", None, None, ()))
         out.append(("large", "resnet50", plat, "rhd,dbtree" + (",hier" if 4 * n <= HIER_MAX_GPUS else ""), None,
-                    None))
+                    None, ()))
         for dims in factorizations(n):
             if all(int(e) <= LARGE_MAX_EXTENT for e in dims.split("x")):
-                out.append(("large", "resnet50", plat, "ddl", dims, None))
+                out.append(("large", "resnet50", plat, "ddl", dims, None, ()))
+    for point in SENSITIVITY_256:
+        plat = s822lc_file(64, tmp)
+        out.append(("sensitivity", "resnet50", plat, "ddl", "4x8x8", None, point))
+        out.append(("sensitivity", "resnet50", plat, "ring", None, None, point))
+    for point in SENSITIVITY_4096:
+        out.append(("sensitivity", "resnet50", s822lc_file(1024, tmp), "ddl", "4x32x32", None, point))
     return out
 
 
 def command(ddlsim, job):
-    _, model, plat, algo, dims, methods = job
+    _, model, plat, algo, dims, methods, effects = job
     cmd = [ddlsim, "--platform", plat, "--workload", model, "--algo", algo, "--format", "csv"]
     if dims:
         cmd += ["--dims", dims]
     if methods:
         cmd += ["--methods", methods]
+    if effects:
+        jitter, interference = effects
+        cmd += ["--jitter", str(jitter), "--interference", str(interference)]
+        if jitter:
+            cmd += ["-n", str(JITTER_ITERS)]
     return cmd
 
 
@@ -120,10 +146,13 @@ def main():
     args = p.parse_args()
 
     pending = jobs(args.tmp)
-    # Longest first (most GPUs, ring alone), so the pool does not end waiting on one long run.
-    pending.sort(key=lambda j: (os.path.getsize(j[2]), j[3] == "ring"), reverse=True)
-    fields = ["experiment", "model", "platform", "gpus", "algo", "methods", "dims", "iter_ms", "compute_ms",
-              "exposed_comm_ms", "images_per_s", "efficiency", "run_wall_s", "command"]
+    # Longest first (most GPUs, effects, ring alone), so the pool does not end waiting on one long
+    # run: jitter costs about 7x the ideal's CPU (ranks no longer move in step), interference 1.6x.
+    pending.sort(key=lambda j: (os.path.getsize(j[2]), bool(j[6]) and j[6][0] > 0, bool(j[6]), j[3] == "ring"),
+                 reverse=True)
+    fields = ["experiment", "model", "platform", "gpus", "algo", "methods", "dims", "jitter", "interference",
+              "iters", "iter_ms", "compute_ms", "exposed_comm_ms", "images_per_s", "efficiency", "run_wall_s",
+              "command"]
     rows = []
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -134,10 +163,13 @@ def main():
             for r in found:
                 # Generated platforms live in a temporary folder: name it the way run.sh makes it.
                 shown = " ".join(["ddlsim"] + cmd[1:]).replace(args.tmp, "$GENERATED")
+                jitter, interference = job[6] or (0, 0)
                 r.update(experiment=job[0], model=job[1], platform=job[2].replace(args.tmp, "$GENERATED"),
-                         methods=job[5] or "", run_wall_s=f"{wall:.2f}", command=shown)
+                         methods=job[5] or "", jitter=jitter, interference=interference,
+                         iters=JITTER_ITERS if jitter else 1, run_wall_s=f"{wall:.2f}", command=shown)
                 rows.append(r)
-    rows.sort(key=lambda r: (r["experiment"], r["model"], int(r["gpus"]), r["algo"], r["dims"]))
+    rows.sort(key=lambda r: (r["experiment"], r["model"], int(r["gpus"]), r["algo"], r["dims"], float(r["jitter"]),
+                             float(r["interference"])))
     with open(args.output, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()

@@ -143,13 +143,19 @@ TEST_CASE("a number in an open range is finite and inside it", "[harness][argume
 TEST_CASE("the collective sweep's flags are refused with --workload", "[harness][arguments]") {
   const auto vm = parse_tool({"--workload", "resnet50", "-b", "1M"});
   CHECK(message([&] { read_workload_options(vm, DDL_WORKLOADS); }) ==
-        "--minbytes does not go with --workload: it allreduces the workload's float gradients in "
-        "buckets "
-        "(sizes from the workload file, --bucket and --first-bucket)");
-  const auto dtype = parse_tool({"--workload", "resnet50", "-d", "double"});
+        "--minbytes does not go with --workload: it sums the workload's gradients in buckets "
+        "(sizes from the workload file, --bucket and --first-bucket; their type from -d)");
+  const auto integer = parse_tool({"--workload", "resnet50", "-d", "int32"});
   CHECK(message([&] {
-          read_workload_options(dtype, DDL_WORKLOADS);
-        }).starts_with("--dtype does not go"));
+          read_workload_options(integer, DDL_WORKLOADS);
+        }).starts_with("--dtype int32 does not go with --workload: gradients are floating point"));
+  // -d sets the gradients' type: half and bfloat16 halve every bucket, double doubles it.
+  const WorkloadChoice half =
+      read_workload_options(parse_tool({"--workload", "resnet50", "-d", "half"}), DDL_WORKLOADS);
+  CHECK(half.dtype == ddl::DType::float16);
+  CHECK(half.buckets.bytes_per_param == 2);
+  CHECK(read_workload_options(parse_tool({"--workload", "resnet50", "-d", "double"}), DDL_WORKLOADS)
+            .buckets.bytes_per_param == 8);
   CHECK_NOTHROW(
       read_workload_options(parse_tool({"--workload", "resnet50", "-n", "3"}), DDL_WORKLOADS));
 }

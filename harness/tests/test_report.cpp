@@ -78,3 +78,35 @@ TEST_CASE("table puts algorithms side by side, one line per size", "[harness]") 
   CHECK(l[4].find("N/A") != std::string::npos);  // ddl has no model value here
   CHECK(l[5].rfind("# ring", 0) == 0);
 }
+
+TEST_CASE("report table: the MPI baseline is one block per size, not one per algorithm",
+          "[report]") {
+  std::vector<Row> rows;
+  for (const char* algo : {"ring", "ddl", "rhd"}) {
+    Row r;
+    r.bytes = 4096;
+    r.count = 1024;
+    r.algo = algo;
+    r.dims = "2";
+    r.time_s = 3e-6;
+    r.mpi_time_s = 2.5e-6;
+    r.mpi_busbw_gbs = 1.64;
+    rows.push_back(r);
+  }
+  Columns c;
+  c.mpi = true;
+  std::ostringstream out;
+  write_report(out, Format::table, rows, c, {});
+  const std::string text = out.str();
+  INFO(text);
+  const auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  CHECK(count("MPI_Allreduce") == 1);
+  CHECK(count("2.50") == 1);  // the baseline time, once on the size's line
+  CHECK(count("1.64") == 1);
+  CHECK(count("3.00") == 3);  // each algorithm's own time
+}

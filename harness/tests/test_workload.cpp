@@ -48,8 +48,9 @@ TEST_CASE("workload files: the checked-in ResNets hold torchvision's parameter c
 }
 
 TEST_CASE("unknown workload names list the known ones", "[workload]") {
-  CHECK_THROWS_WITH(workload_path("vgg16", "/w"),
-                    Catch::Contains("vgg16") && Catch::Contains("resnet50, resnet101"));
+  CHECK_THROWS_WITH(
+      workload_path("vgg16", "/w"),
+      Catch::Contains("vgg16") && Catch::Contains("resnet50, resnet101, gpt2_small, bert_base"));
   CHECK(workload_path("resnet101", "/w") == "/w/resnet101.csv");
   CHECK_THROWS_WITH(load_workload("/nonexistent/x.csv"), Catch::Contains("/nonexistent/x.csv"));
 }
@@ -153,4 +154,44 @@ TEST_CASE("workload rows: derived columns and a csv round trip", "[workload]") {
   std::ostringstream json;
   write_workload_report(json, Format::json, {row}, {});
   CHECK(json.str().find("\"efficiency\":0.8") != std::string::npos);
+}
+
+TEST_CASE("workload files with measured per-layer times: the plan uses them, scaled by the batch",
+          "[workload]") {
+  // 30 ms at batch 4 in all: forward 2 + 3 + 5 = 10 ms, backward 4 + 6 + 10 = 20 ms (ratio 2);
+  // the multiply-adds (1:1:1) would have split each pass evenly.
+  const std::string timed =
+      "layer,kind,params,forward_macs,forward_ms,backward_ms\n"
+      "a,conv,10,100,2,4\nb,bn,20,100,3,6\nc,fc,30,100,5,10\n";
+  const Workload w = parse(kParams + timed);
+  REQUIRE(w.measured_times);
+  CHECK(w.layers[1].forward_s == Approx(3e-3).epsilon(1e-12));
+  CHECK(w.layers[1].backward_s == Approx(6e-3).epsilon(1e-12));
+  const IterationPlan plan = plan_iteration(w, 8, BucketOptions{});  // twice the reference batch
+  REQUIRE(plan.forward_s.size() == 3);
+  CHECK(plan.forward_s[0] == Approx(4e-3).epsilon(1e-12));
+  CHECK(plan.forward_s[2] == Approx(10e-3).epsilon(1e-12));
+  // Backward order: c, b, a.
+  CHECK(plan.backward_s[0] == Approx(20e-3).epsilon(1e-12));
+  CHECK(plan.backward_s[2] == Approx(8e-3).epsilon(1e-12));
+  CHECK(plan.compute_s() == Approx(60e-3).epsilon(1e-12));
+  CHECK_FALSE(five_layers().measured_times);
+}
+
+TEST_CASE("measured per-layer times that disagree with the file's totals, or are bad, are refused",
+          "[workload]") {
+  const std::string header = "layer,kind,params,forward_macs,forward_ms,backward_ms\n";
+  // Sums to 36 ms, the file says 30.
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,10,100,2,4\nb,fc,20,100,10,20\n"),
+                    Catch::Contains("tiny.csv:3") && Catch::Contains("reference_iteration_ms 30") &&
+                        Catch::Contains("36"));
+  // Sums to 30 ms with backward 1.5 x forward (12 + 18), the file says 2.
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,10,100,12,18\n"),
+                    Catch::Contains("tiny.csv:4") && Catch::Contains("backward_to_forward 2"));
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,10,100,-1,31\n"),
+                    Catch::Contains("tiny.csv:6") && Catch::Contains("forward_ms '-1'"));
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,10,100,nan,20\n"),
+                    Catch::Contains("forward_ms 'nan'"));
+  CHECK_THROWS_WITH(parse(kParams + header + "a,conv,10,100,10\n"),
+                    Catch::Contains("expected 6 cells"));
 }

@@ -185,6 +185,61 @@ class Calibrated(unittest.TestCase):
         self.assertTrue(all(t > 0 for t in times.values()))
 
 
+class CalibratedFactorsAreTheNodeClass(unittest.TestCase):
+    def test_scaled_out_calibrated_factors_are_written_as_ddl_node_factors(self):
+        import xml.etree.ElementTree as ET
+        measured = {p.get("id"): p.get("value") for p in ET.parse(Calibrated.MEASURED).getroot().find("zone")
+                    .findall("prop")}
+        for nodes in (1, 4):
+            with self.subTest(nodes=nodes):
+                p = generate(f"calibrated_props_{nodes}", "--description", Calibrated.DESCRIPTION, "--nodes", str(nodes))
+                zone = ET.parse(p).getroot().find("zone")
+                props = {e.get("id"): e.get("value") for e in zone.findall("prop")}
+                self.assertEqual(props["ddl_node_lat_factors"], measured["ddl_lat_factors"])
+                self.assertEqual(props["ddl_node_bw_factors"], measured["ddl_bw_factors"])
+                self.assertNotIn("ddl_lat_factors", props)
+                self.assertNotIn("ddl_bw_factors", props)
+                self.assertEqual(props["ddl_memory_factors"], measured["ddl_memory_factors"])
+
+
+class DdlsimTakesDescriptionsAndGeneratedClusters(unittest.TestCase):
+    def test_a_description_runs_as_the_file_it_generates(self):
+        description = os.path.join(DESCRIPTIONS, "dgx_h100.json")
+        args = ("--algo", "ring,ddl,rhd", "-b", "1M", "-e", "16M", "-f", "16")
+        direct = simulate(description, *args)
+        self.assertEqual(len(direct), 6)
+        self.assertEqual(direct, simulate(generate("dgx_h100_described", "--description", description), *args))
+        r = subprocess.run([DDLSIM, "--platform", description, "-b", "1M", "-e", "1M"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(f"platform {description}, 32 GPUs, dims 8x4", r.stdout.splitlines()[0])
+
+    def test_a_bad_description_stops_ddlsim_with_the_generators_message(self):
+        bad = os.path.join(TMP, "bad.json")
+        with open(os.path.join(DESCRIPTIONS, "dgx_h100.json")) as f:
+            d = json.load(f)
+        d["network"]["topology"] = "ring"
+        with open(bad, "w") as f:
+            json.dump(d, f)
+        r = subprocess.run([DDLSIM, "--platform", bad], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertEqual(r.stdout, "")
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        self.assertIn(f"platform description '{bad}': ", r.stderr)
+        self.assertIn(f"generate.py: error: {bad}: network.topology: ", r.stderr)
+
+    def test_a_32_node_dgx_h100_cluster_generated_now_runs(self):
+        for topology, dims in (("fat_tree2", "8x4x8"), ("rail", "8x32")):
+            with self.subTest(topology=topology):
+                p = generate(f"dgx_h100_32_{topology}", "--platform", "dgx_h100", "--nodes", "32", "--topology", topology)
+                r = subprocess.run([DDLSIM, "--platform", p, "--algo", "ddl,rhd", "-b", "1M", "-e", "1M", "--format", "csv"],
+                                   capture_output=True, text=True)
+                self.assertEqual(r.returncode, 0, r.stderr)
+                rows = list(csv.DictReader(io.StringIO(r.stdout)))
+                self.assertEqual([row["algo"] for row in rows], ["ddl", "rhd"])
+                self.assertEqual(rows[0]["dims"], dims)
+                self.assertTrue(all(float(row["time_us"]) > 0 for row in rows))
+
+
 class EveryFamilyLoads(unittest.TestCase):
     def test_every_family_and_topology_simulates(self):
         families = [("--platform", f) for f in ("dgx1", "dgx_a100", "dgx_h100")] + [

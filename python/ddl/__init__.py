@@ -1,6 +1,35 @@
 """ddl: topology-aware allreduce (a rebuild of IBM PowerAI DDL), Python side.
 
-Import-light on purpose: nothing here imports torch. Submodules:
+  ddl.allreduce(x, op="sum", algo="ddl", dims=None, timeout=300.0)
+      in place on a numpy array or a torch CPU tensor, over MPI (run under mpirun)
+  ddl.rank(), ddl.size(), ddl.algorithms()
+  ddl.simulate(platform, algo, size, ...)   ddlsim's row for one collective, as a dict
+  ddl.torch.allreduce_hook                  a DDP communication hook (import ddl.torch)
+
+Import-light on purpose: `import ddl` loads neither MPI nor torch; the names above load their
+module on first use (PEP 562), so `python3 -m ddl.workload` works without the compiled core.
+Submodules:
   ddl.workload  python3 -m ddl.workload MODEL: a torch model's training workload CSV
   ddl.models    GPT-2-small-like and BERT-base-like torch modules for ddl.workload
 """
+
+import importlib
+
+_LAZY = {
+    "allreduce": "ddl.collectives",
+    "rank": "ddl.collectives",
+    "size": "ddl.collectives",
+    "algorithms": "ddl.collectives",
+    "simulate": "ddl.simulation",
+    "SimulationError": "ddl.simulation",
+}
+
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name):
+    if name == "torch":  # ddl.torch without `import ddl.torch` (imports torch)
+        return importlib.import_module("ddl.torch")
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'ddl' has no attribute {name!r}")

@@ -308,6 +308,7 @@ def render(model_name, model, rows, spec, order, reference, measured=None):
     ]
     lines += [f"# tied: {used} is {owner}, counted once, in the row of its owner" for r in rows for used, owner in r.tied]
     lines += [f"# reference time: {source}"]
+    times = {}
     if measured:
         forward, backward, per_row, threads, reps = measured
         f_rows = sum(v[0] for v in per_row.values())
@@ -315,10 +316,15 @@ def render(model_name, model, rows, spec, order, reference, measured=None):
         lines += [
             f"# measured whole model: forward {forward:.3f} ms, backward {backward:.3f} ms",
             f"# measured layers alone (each on its recorded input) sum to forward {f_rows:.3f} ms, backward {b_rows:.3f} ms;",
-            "# the rest is in operations without a row (activations, pooling, additions, softmax).",
-            "# measured per layer, forward ms / backward ms (informative: ddl splits each pass by forward_macs):",
+            "# the rest is in operations without a row (activations, pooling, additions, softmax):",
+            "# forward_ms and backward_ms are each layer's own time scaled so the rows sum to the whole",
+            "# model's (the operations without a row charged to the layers in proportion to their time).",
         ]
-        lines += [f"# measured {r.name}: {per_row[r.name][0]:.4f} / {per_row[r.name][1]:.4f}" for r in rows]
+        # A pass no layer was seen to take time in (all 0) falls back to equal shares.
+        for r in rows:
+            f = per_row[r.name][0] * forward / f_rows if f_rows > 0 else forward / len(rows)
+            b = per_row[r.name][1] * backward / b_rows if b_rows > 0 else backward / len(rows)
+            times[r.name] = (f, b)
     lines += [
         f"# model = {model_name}",
         f"# reference_batch = {batch}",
@@ -326,9 +332,12 @@ def render(model_name, model, rows, spec, order, reference, measured=None):
         f"# backward_to_forward = {ratio}",
         f"# total_params = {params}",
         f"# total_forward_macs = {macs}",
-        "layer,kind,params,forward_macs",
+        "layer,kind,params,forward_macs" + (",forward_ms,backward_ms" if times else ""),
     ]
-    lines += [f"{r.name},{r.kind},{r.params},{r.macs}" for r in rows]
+    if times:
+        lines += [f"{r.name},{r.kind},{r.params},{r.macs},{times[r.name][0]:.6f},{times[r.name][1]:.6f}" for r in rows]
+    else:
+        lines += [f"{r.name},{r.kind},{r.params},{r.macs}" for r in rows]
     return "\n".join(lines) + "\n"
 
 

@@ -52,12 +52,19 @@ def read_csv(text):
                 params[body[:eq]] = body[eq + 3:].strip()
             continue
         if not header:
-            assert line == "layer,kind,params,forward_macs", line
-            header = True
+            assert line in ("layer,kind,params,forward_macs",
+                            "layer,kind,params,forward_macs,forward_ms,backward_ms"), line
+            header = line.count(",") + 1
             continue
         cells = [c.strip() for c in line.split(",")]
-        assert len(cells) == 4 and cells[0], line
-        rows.append((cells[0], cells[1], int(cells[2]), int(cells[3])))
+        assert len(cells) == header and cells[0], line
+        rows.append((cells[0], cells[1], int(cells[2]), int(cells[3])) +
+                    tuple(float(c) for c in cells[4:]))
+    if rows and len(rows[0]) == 6:  # measured times: the totals are their sum and ratio (1 %)
+        forward, backward = sum(r[4] for r in rows), sum(r[5] for r in rows)
+        assert min(min(r[4], r[5]) for r in rows) >= 0
+        assert abs(forward + backward - float(params["reference_iteration_ms"])) <= 0.01 * (forward + backward)
+        assert abs(backward / forward - float(params["backward_to_forward"])) <= 0.01 * backward / forward
     for key in REQUIRED:
         assert key in params, f"missing {key}"
     assert int(params["reference_batch"]) >= 1
@@ -183,7 +190,10 @@ class AnyModel(unittest.TestCase):
         self.assertEqual(by_name["out"][2], 16)  # the bias only: the weight is embed's
         self.assertEqual(by_name["attn"][3], 4 * 16 * 16 * 16 + 2 * 16 * 16 * 16)  # projections + scores
         self.assertIn("# tied: out.weight is embed.weight", text)
-        self.assertIn("# measured conv: ", text)
+        # Measured: each row carries its forward and backward time (read_csv checks the sums).
+        self.assertIn("layer,kind,params,forward_macs,forward_ms,backward_ms", text)
+        self.assertEqual(len(rows[0]), 6)
+        self.assertGreater(by_name["conv"][4], 0)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
 // Test driver: loads a platform the way ddlsim does and prints what the tests check about it.
+//   sim_probe [--hostfile FILE] PLATFORM ...   ranks from FILE (a platform without ddl_rank)
 //   sim_probe PLATFORM hosts          one "rank host" line per GPU
 //   sim_probe PLATFORM route SRC DST  the link names of the route from rank SRC to rank DST
 //   sim_probe PLATFORM costs [DIMS [FOOTPRINT]]   "dim alpha beta" per dimension, then "gamma g"
@@ -13,10 +14,18 @@
 
 int main(int argc, char** argv) {
   try {
+    ddl::sim::PlatformChoice choice;
+    if (argc > 2 && std::string(argv[1]) == "--hostfile") {
+      choice.hostfile = argv[2];
+      argv[2] = argv[0];
+      argv += 2;
+      argc -= 2;
+    }
     if (argc < 3)
-      throw ddl::InvalidArgument("usage: sim_probe PLATFORM hosts|route SRC DST|costs [DIMS]");
+      throw ddl::InvalidArgument(
+          "usage: sim_probe [--hostfile FILE] PLATFORM hosts|route SRC DST|costs [DIMS]");
     simgrid::s4u::Engine& engine = ddl::sim::start_engine(argv[0]);
-    const ddl::sim::Platform platform = ddl::sim::load_platform(engine, argv[1]);
+    const ddl::sim::Platform platform = ddl::sim::load_platform(engine, argv[1], choice);
     const std::string what = argv[2];
     std::cout.precision(17);
     if (what == "hosts") {

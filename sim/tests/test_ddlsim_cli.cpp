@@ -86,7 +86,7 @@ TEST_CASE("help shows the flags and examples", "[sim][cli]") {
 TEST_CASE("each bad input is one clear message and a non-zero exit", "[sim][cli]") {
   check_rejected("--platform /nonexistent/none.xml", "'/nonexistent/none.xml' does not exist");
   check_rejected("--platform " + fixture("malformed.xml"), "is malformed");
-  check_rejected("--platform " + fixture("no_gpus.xml"), "no GPU hosts");
+  check_rejected("--platform " + fixture("no_hosts.xml"), "has no hosts");
   check_rejected("--platform " + fixture("star_8.xml") + " --dims 4x4", "'4x4' describe 16 ranks");
   check_rejected("--platform " + fixture("star_8.xml") + " --dims 4x4", "has 8 GPUs");
   check_rejected("--platform " + fixture("star_8.xml") + " --dims 4y2", "bad dims '4y2'");

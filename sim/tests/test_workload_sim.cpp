@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "child_process.hpp"
+#include "harness/training_effects.hpp"
 
 using namespace ddl::test;
 namespace fs = std::filesystem;
@@ -92,6 +93,86 @@ TEST_CASE("workload allreduces pay for receives into the gradients they sent", "
   check_ms(row.at("compute_ms"), 3e-3 + optimizer);
 }
 
+TEST_CASE("workload -d half: every bucket and the optimizer step move half the bytes",
+          "[sim][workload]") {
+  const auto row =
+      one_row("--workload " + three_layers() + " --algo ring --bucket 1 --first-bucket 1 -d half");
+  const double b0 = 2e-3 + allreduce2(5e6);
+  const double b1 = std::max(2.5e-3, b0) + allreduce2(0.5e6);
+  const double b2 = std::max(3e-3, b1) + allreduce2(0.5e6);
+  const double optimizer = 6e6 * kGamma;
+  check_ms(row.at("iter_ms"), std::max(3e-3, b2) + optimizer);
+  check_ms(row.at("compute_ms"), 3e-3 + optimizer);
+}
+
+// The training effects (harness/training_effects.hpp), each alone, against the same timeline.
+TEST_CASE("workload effects: data loading opens every iteration, a single GPU pays it too",
+          "[sim][workload][effects]") {
+  const auto row = one_row("--workload " + three_layers() +
+                           " --algo ring --bucket 1 --first-bucket 1 --data-loading 0.5");
+  const double d = 0.5e-3;  // every compute time and bucket ready time moves by d
+  const double b0 = d + 2e-3 + allreduce2(10e6);
+  const double b1 = std::max(d + 2.5e-3, b0) + allreduce2(1e6);
+  const double b2 = std::max(d + 3e-3, b1) + allreduce2(1e6);
+  const double optimizer = 12e6 * kGamma;
+  check_ms(row.at("iter_ms"), std::max(d + 3e-3, b2) + optimizer);
+  check_ms(row.at("compute_ms"), d + 3e-3 + optimizer);
+}
+
+TEST_CASE("workload effects: a bucket launch delays each allreduce, not compute",
+          "[sim][workload][effects]") {
+  const auto row = one_row("--workload " + three_layers() +
+                           " --algo ring --bucket 1 --first-bucket 1 --bucket-launch 300");
+  const double L = 300e-6;
+  const double b0 = 2e-3 + L + allreduce2(10e6);
+  const double b1 = std::max(2.5e-3, b0) + L + allreduce2(1e6);
+  const double b2 = std::max(3e-3, b1) + L + allreduce2(1e6);
+  const double optimizer = 12e6 * kGamma;
+  check_ms(row.at("iter_ms"), std::max(3e-3, b2) + optimizer);
+  check_ms(row.at("compute_ms"), 3e-3 + optimizer);
+}
+
+TEST_CASE("workload effects: a layer started while a bucket is not yet reduced runs slower",
+          "[sim][workload][effects]") {
+  const auto row = one_row("--workload " + three_layers() +
+                           " --algo ring --bucket 1 --first-bucket 1 --interference 0.5");
+  // Backward: l2 1 ms from 1 ms (nothing handed over yet), then l1 and l0 (0.5 ms each) start
+  // with l2's bucket, then l1's, not yet reduced: 1.5 x 0.5 ms each.
+  const double l1_end = 2e-3 + 0.75e-3, l0_end = l1_end + 0.75e-3;
+  const double b0 = 2e-3 + allreduce2(10e6);
+  REQUIRE(b0 > l1_end);  // l0 starts while l2's bucket is still in flight
+  const double b1 = std::max(l1_end, b0) + allreduce2(1e6);
+  const double b2 = std::max(l0_end, b1) + allreduce2(1e6);
+  const double optimizer = 12e6 * kGamma;
+  check_ms(row.at("iter_ms"), std::max(l0_end, b2) + optimizer);
+  check_ms(row.at("compute_ms"), 3e-3 + optimizer);  // one GPU alone: no interference
+}
+
+TEST_CASE("workload effects: a bucket waits for the slowest rank's jittered backward pass",
+          "[sim][workload][effects]") {
+  // One bucket, ready when each rank's backward pass ends (3 ms x its draw); the allreduce
+  // starts when the later rank is ready; the mean over 3 iterations of draws 0, 1, 2.
+  const auto row = one_row("--workload " + three_layers() +
+                           " --algo ring --bucket 100M --first-bucket 100M --jitter 0.2 "
+                           "--seed 7 -n 3 -w 0");
+  ddl::harness::TrainingEffects e;
+  e.jitter_cv = 0.2;
+  e.seed = 7;
+  const double optimizer = 12e6 * kGamma;
+  double mean = 0;
+  for (int it = 0; it < 3; ++it) {
+    const double slowest =
+        std::max(ddl::harness::jitter_factor(e, 0, it), ddl::harness::jitter_factor(e, 1, it));
+    mean += (3e-3 * slowest + allreduce2(12e6) + optimizer) / 3;
+  }
+  check_ms(row.at("iter_ms"), mean);
+  check_ms(row.at("compute_ms"), 3e-3 + optimizer);
+  // --no-effects is the ideal model whatever the file says.
+  const auto ideal = one_row("--workload " + three_layers() +
+                             " --algo ring --bucket 100M --first-bucket 100M --no-effects");
+  check_ms(ideal.at("iter_ms"), 3e-3 + allreduce2(12e6) + optimizer);
+}
+
 TEST_CASE("workload, DDP buckets: l2 alone in the first, l1 and l0 together in the last",
           "[sim][workload]") {
   const auto row = one_row("--workload " + three_layers() + " --algo ring --batch 2");
@@ -141,7 +222,8 @@ TEST_CASE("workload sweep runs every size of the platform family, one row per GP
 
 TEST_CASE("bad workload inputs: one clear message, non-zero exit", "[sim][workload][cli]") {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--workload vgg16", "unknown workload 'vgg16' (known: resnet50, resnet101)"},
+      {"--workload vgg16",
+       "unknown workload 'vgg16' (known: resnet50, resnet101, gpt2_small, bert_base)"},
       {"--workload resnet50 --bucket 0", "--bucket must be at least 1 byte"},
       {"--workload resnet50 --bucket lots", "bad --bucket 'lots'"},
       {"--workload resnet50 --first-bucket 0", "--first-bucket must be at least 1 byte"},

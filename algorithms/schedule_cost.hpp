@@ -1,0 +1,36 @@
+// The α-β-γ price of schedules: the one cost function every schedule-built algorithm
+// registers, so the model walks exactly the steps the executor plays and cannot drift from the
+// algorithm.
+//
+// Every rank's schedules are built (one rank at a time) and walked step by step in lockstep,
+// as execute() runs them; a step costs its slowest rank: that rank's slowest transfer plus γ
+// per byte it reduces. A transfer's time depends on what else is in flight:
+// - without a topology (link classes only, CostParams::per_dim): a message between ranks a and
+//   b uses the class of the outermost dimension of `dims` in which their coordinates differ;
+//   the messages one rank sends in a step on one class share its one link of that class (their
+//   bytes add, the largest α is paid once), and so do the messages it receives;
+// - with a topology (topology.hpp): each message crosses its route's links; per step, every
+//   shared link's bandwidth is split among the flows crossing it, and a message takes the sum of
+//   its links' latencies plus its bytes over its narrowest share.
+// CostParams::message (per-size α, β) prices each message at its own size; CostParams::peer_read
+// slows a plain receive into bytes its receiver sent and has not written since (an allreduce's
+// second half), by 1 + (f - 1) x the share of such bytes, unless sharing its link is slower.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "algorithms/registry.hpp"
+#include "algorithms/schedule.hpp"
+
+namespace ddl {
+
+// The schedules one rank runs side by side (execute()'s argument), for a buffer of
+// query.bytes one-byte elements.
+using ScheduleBuilder = std::function<std::vector<Schedule>(int rank)>;
+
+// The predicted time of every rank of query.dims.rank_count() running build(rank).
+double price_schedules(const CostQuery& query, const ScheduleBuilder& build);
+
+}  // namespace ddl

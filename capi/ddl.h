@@ -1,0 +1,112 @@
+/* ddl's C API: the topology-aware allreduce of ddl on an MPI communicator, for programs in C or
+ * any language with a C foreign-function interface.
+ *
+ * A small surface that stays stable: an opaque communicator made from an MPI_Comm, allreduce in
+ * place and out of place, and plain error codes with a message. Every function returns a
+ * ddl_result_t; on failure ddl_last_error_message() says what was wrong, in words. No C++
+ * exception ever leaves these functions.
+ *
+ * Collective calls (ddl_comm_create, ddl_allreduce*, ddl_comm_destroy) must be made by every
+ * rank of the communicator, in the same order, with the same count, dtype, op and algorithm,
+ * as for MPI collectives. MPI must be initialised before ddl_comm_create and finalised only
+ * after every ddl communicator is destroyed. One thread at a time may use one communicator.
+ *
+ * Link: CMake `find_package(ddl)` and `target_link_libraries(app PRIVATE ddl::c)`, or
+ * `mpicc app.c -I<prefix>/include -L<prefix>/lib -lddl`.
+ */
+#ifndef DDL_H
+#define DDL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define DDL_API __attribute__((visibility("default")))
+#else
+#define DDL_API
+#endif
+
+/* Return codes. The values are part of the API and never change. */
+typedef enum ddl_result {
+  DDL_SUCCESS = 0,
+  DDL_ERROR_NULL_POINTER = 1,      /* a required pointer argument is NULL */
+  DDL_ERROR_BAD_DTYPE = 2,         /* dtype is not one of ddl_dtype_t */
+  DDL_ERROR_BAD_OP = 3,            /* op is not one of ddl_op_t */
+  DDL_ERROR_UNKNOWN_ALGORITHM = 4, /* the algorithm string names no allreduce algorithm */
+  DDL_ERROR_COUNT_OVERFLOW = 5,    /* count * element size does not fit in size_t */
+  DDL_ERROR_INVALID_ARGUMENT = 6,  /* any other bad argument (timeout, overlapping buffers...) */
+  DDL_ERROR_TIMEOUT = 7,           /* a wait ran past the communicator's timeout */
+  DDL_ERROR_MPI = 8,               /* an MPI call failed */
+  DDL_ERROR_OUT_OF_MEMORY = 9,     /* scratch or bookkeeping could not be allocated */
+  DDL_ERROR_INTERNAL = 10          /* anything else: a bug in ddl, please report it */
+} ddl_result_t;
+
+/* Element types (the names ddlrun's -d accepts in parentheses). */
+typedef enum ddl_dtype {
+  DDL_FLOAT32 = 0,  /* float */
+  DDL_FLOAT64 = 1,  /* double */
+  DDL_FLOAT16 = 2,  /* half: IEEE 754 binary16 bits in a uint16_t */
+  DDL_BFLOAT16 = 3, /* bfloat16: the upper 16 bits of a float */
+  DDL_INT32 = 4,    /* int32 */
+  DDL_INT64 = 5     /* int64 */
+} ddl_dtype_t;
+
+/* Reduction operators. DDL_AVG is the sum divided by the number of ranks. */
+typedef enum ddl_op { DDL_SUM = 0, DDL_PROD = 1, DDL_MIN = 2, DDL_MAX = 3, DDL_AVG = 4 } ddl_op_t;
+
+/* A communicator: opaque, made by ddl_comm_create, freed by ddl_comm_destroy. */
+typedef struct ddl_comm* ddl_comm_t;
+
+/* Collective over `comm`: makes a ddl communicator on a duplicate of `comm` (so its messages
+ * never mix with the caller's) and reads the node layout (ranks per node x nodes), which is the
+ * grid the `ddl` algorithm follows. The timeout of every later wait starts at 300 s. */
+DDL_API ddl_result_t ddl_comm_create(MPI_Comm comm, ddl_comm_t* out);
+
+/* Frees the communicator and its duplicate of the MPI communicator. NULL is accepted and does
+ * nothing, as free(NULL). */
+DDL_API ddl_result_t ddl_comm_destroy(ddl_comm_t comm);
+
+DDL_API ddl_result_t ddl_comm_rank(ddl_comm_t comm, int* rank);
+DDL_API ddl_result_t ddl_comm_size(ddl_comm_t comm, int* size);
+
+/* Bound of every wait of later collectives, in seconds: finite and > 0. A collective that
+ * runs past it returns DDL_ERROR_TIMEOUT naming the rank, peer and operation it waited for;
+ * the communicator should then be destroyed, as its peers are in an unknown state. */
+DDL_API ddl_result_t ddl_comm_set_timeout(ddl_comm_t comm, double seconds);
+
+/* Reduces `count` elements of every rank's `buf` and leaves the result in every rank's `buf`.
+ * `algorithm`: one algorithm string as ddlrun's --algo takes it: a name ("auto" picks by the
+ * cost model for the size; "ring", "ddl", "rhd", "dbtree", "hier"), optionally followed by the
+ * grid, ddl's methods and keys, e.g. "ddl:2x2:ring,hd:rings=2" or "ring:segment=65536"
+ * (algorithms/algorithm_spec.hpp). Without a grid, ddl and hier follow the node layout read by
+ * ddl_comm_create. A name that is no allreduce algorithm gives DDL_ERROR_UNKNOWN_ALGORITHM, a
+ * bad field DDL_ERROR_INVALID_ARGUMENT. A count of 0 does nothing, and then `buf` may be NULL. */
+DDL_API ddl_result_t ddl_allreduce_inplace(ddl_comm_t comm, void* buf, size_t count,
+                                           ddl_dtype_t dtype, ddl_op_t op, const char* algorithm);
+
+/* As ddl_allreduce_inplace, reading `sendbuf` (left unchanged) and writing `recvbuf`. The same
+ * pointer for both is the in-place call; buffers that overlap otherwise are refused. */
+DDL_API ddl_result_t ddl_allreduce(ddl_comm_t comm, const void* sendbuf, void* recvbuf,
+                                   size_t count, ddl_dtype_t dtype, ddl_op_t op,
+                                   const char* algorithm);
+
+/* Size in bytes of one element of `dtype`; 0 for a value outside ddl_dtype_t. */
+DDL_API size_t ddl_dtype_size(ddl_dtype_t dtype);
+
+/* The code's name, e.g. "DDL_ERROR_TIMEOUT"; "unknown ddl_result_t" outside the enum. */
+DDL_API const char* ddl_result_string(ddl_result_t result);
+
+/* What the last failed call on this thread found wrong, e.g. "ddl_allreduce: unknown algorithm
+ * 'rign' (known: auto, ring, ...)"; "" while no call on this thread has failed. Valid until the
+ * next failing call on this thread. */
+DDL_API const char* ddl_last_error_message(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DDL_H */

@@ -1,0 +1,302 @@
+/* The C API under mpirun, in C: exact results of every allreduce algorithm for every dtype and
+ * op, in place and out of place; every bad argument's code and message; the message is per
+ * thread. `test_capi timeout` (2 ranks): a rank that never joins makes the other's allreduce
+ * return DDL_ERROR_TIMEOUT naming what it waited for.
+ *
+ * Data: small integers (and halves for avg) so every partial result is exact in every dtype,
+ * whatever order an algorithm reduces in. Every rank checks its own result; the exit status is
+ * non-zero when any check on any rank failed. */
+#include <ddl.h>
+#include <math.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, ranks, failures;
+
+#define CHECK(cond)                                                                    \
+  do {                                                                                 \
+    if (!(cond)) {                                                                     \
+      fprintf(stderr, "rank %d: %s:%d: CHECK(%s)\n", rank, __FILE__, __LINE__, #cond); \
+      ++failures;                                                                      \
+    }                                                                                  \
+  } while (0)
+
+/* Expects `call` to return `code` with exactly `message`. */
+static void expect_error(ddl_result_t got, ddl_result_t code, const char* message, int line) {
+  if (got != code || strcmp(ddl_last_error_message(), message) != 0) {
+    fprintf(stderr, "rank %d: line %d: got %s \"%s\", expected %s \"%s\"\n", rank, line,
+            ddl_result_string(got), ddl_last_error_message(), ddl_result_string(code), message);
+    ++failures;
+  }
+}
+#define EXPECT_ERROR(call, code, message) expect_error((call), (code), (message), __LINE__)
+
+/* IEEE binary16 bits of v, exact for the values used here (integers below 2048, halves). */
+static uint16_t to_half(double v) {
+  if (v == 0) return 0;
+  const uint16_t sign = v < 0 ? 0x8000 : 0;
+  int e = 0;
+  const double m = frexp(fabs(v), &e); /* |v| = m * 2^e, m in [0.5, 1) */
+  return (uint16_t)(sign | ((e - 1 + 15) << 10) | (int)((2 * m - 1) * 1024));
+}
+static double from_half(uint16_t h) {
+  const int e = (h >> 10) & 31, f = h & 1023;
+  const double v = e == 0 ? ldexp(f, -24) : ldexp(1024 + f, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+static uint16_t to_bf16(double v) {
+  const float f = (float)v;
+  uint32_t bits;
+  memcpy(&bits, &f, sizeof bits);
+  return (uint16_t)(bits >> 16);
+}
+static double from_bf16(uint16_t b) {
+  const uint32_t bits = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+static void store(void* buf, size_t i, ddl_dtype_t t, double v) {
+  switch (t) {
+    case DDL_FLOAT32: ((float*)buf)[i] = (float)v; break;
+    case DDL_FLOAT64: ((double*)buf)[i] = v; break;
+    case DDL_FLOAT16: ((uint16_t*)buf)[i] = to_half(v); break;
+    case DDL_BFLOAT16: ((uint16_t*)buf)[i] = to_bf16(v); break;
+    case DDL_INT32: ((int32_t*)buf)[i] = (int32_t)v; break;
+    case DDL_INT64: ((int64_t*)buf)[i] = (int64_t)v; break;
+  }
+}
+static double load(const void* buf, size_t i, ddl_dtype_t t) {
+  switch (t) {
+    case DDL_FLOAT32: return ((const float*)buf)[i];
+    case DDL_FLOAT64: return ((const double*)buf)[i];
+    case DDL_FLOAT16: return from_half(((const uint16_t*)buf)[i]);
+    case DDL_BFLOAT16: return from_bf16(((const uint16_t*)buf)[i]);
+    case DDL_INT32: return ((const int32_t*)buf)[i];
+    case DDL_INT64: return (double)((const int64_t*)buf)[i];
+  }
+  return NAN;
+}
+
+/* Element i of rank r, and the exact reduction over `ranks` ranks. */
+static double input(ddl_op_t op, int r, size_t i) {
+  switch (op) {
+    case DDL_SUM: return (r + 1) + (double)(i % 5);
+    case DDL_PROD: return 1 + (double)((r + i) % 2); /* 1 or 2: products are powers of 2 */
+    case DDL_MIN:
+    case DDL_MAX: return (double)((r * 7 + (int)(i % 11)) % 11) - 5;
+    case DDL_AVG: return (double)(i % 5) + 2 * r; /* the mean is i % 5 + ranks - 1 */
+  }
+  return NAN;
+}
+static double expected(ddl_op_t op, size_t i) {
+  double acc = input(op, 0, i);
+  for (int r = 1; r < ranks; ++r) {
+    const double x = input(op, r, i);
+    if (op == DDL_SUM || op == DDL_AVG) acc += x;
+    if (op == DDL_PROD) acc *= x;
+    if (op == DDL_MIN) acc = x < acc ? x : acc;
+    if (op == DDL_MAX) acc = x > acc ? x : acc;
+  }
+  return op == DDL_AVG ? acc / ranks : acc;
+}
+
+static const char* const kAlgorithms[] = {"ring", "ddl", "rhd", "dbtree", "hier", "auto"};
+static const char* const kDtypeNames[] = {"float", "double", "half", "bfloat16", "int32", "int64"};
+static const char* const kOpNames[] = {"sum", "prod", "min", "max", "avg"};
+
+/* One allreduce, checked element by element; returns the number of wrong elements. */
+static size_t run_case(ddl_comm_t comm, const char* algo, ddl_dtype_t t, ddl_op_t op, size_t count,
+                       int in_place) {
+  const size_t bytes = count * ddl_dtype_size(t) + 1; /* + 1: malloc(0) may return NULL */
+  unsigned char* send = malloc(bytes);
+  unsigned char* recv = malloc(bytes);
+  for (size_t i = 0; i < count; ++i) store(send, i, t, input(op, rank, i));
+  ddl_result_t rc;
+  if (in_place) {
+    memcpy(recv, send, bytes);
+    rc = ddl_allreduce_inplace(comm, recv, count, t, op, algo);
+  } else {
+    memset(recv, 0xAB, bytes);
+    rc = ddl_allreduce(comm, send, recv, count, t, op, algo);
+  }
+  size_t wrong = 0;
+  if (rc != DDL_SUCCESS) {
+    fprintf(stderr, "rank %d: %s: %s\n", rank, ddl_result_string(rc), ddl_last_error_message());
+    wrong = count + 1;
+  }
+  for (size_t i = 0; rc == DDL_SUCCESS && i < count; ++i) {
+    if (load(recv, i, t) != expected(op, i)) ++wrong;
+    if (!in_place && load(send, i, t) != input(op, rank, i)) ++wrong; /* sendbuf untouched */
+  }
+  if (wrong)
+    fprintf(stderr, "rank %d: %s %s %s count %zu %s: %zu wrong\n", rank, algo, kDtypeNames[t],
+            kOpNames[op], count, in_place ? "in place" : "out of place", wrong);
+  free(send);
+  free(recv);
+  return wrong;
+}
+
+static void test_results(ddl_comm_t comm) {
+  const size_t counts[] = {1, (size_t)ranks + 1, 1027};
+  for (size_t a = 0; a < sizeof kAlgorithms / sizeof *kAlgorithms; ++a) {
+    for (int t = DDL_FLOAT32; t <= DDL_INT64; ++t)
+      for (int op = DDL_SUM; op <= DDL_AVG; ++op)
+        for (size_t c = 0; c < sizeof counts / sizeof *counts; ++c)
+          CHECK(run_case(comm, kAlgorithms[a], (ddl_dtype_t)t, (ddl_op_t)op, counts[c],
+                         (int)((c + op) % 2)) == 0);
+    /* Zero elements, NULL buffers: nothing to do, success. */
+    CHECK(ddl_allreduce_inplace(comm, NULL, 0, DDL_FLOAT32, DDL_SUM, kAlgorithms[a]) ==
+          DDL_SUCCESS);
+    CHECK(ddl_allreduce(comm, NULL, NULL, 0, DDL_FLOAT32, DDL_SUM, kAlgorithms[a]) == DDL_SUCCESS);
+    /* 4 MiB: many segments and pieces. */
+    CHECK(run_case(comm, kAlgorithms[a], DDL_FLOAT32, DDL_SUM, (size_t)1 << 20, 0) == 0);
+  }
+  /* Algorithm strings with fields: the grid, methods and keys for this call. */
+  char spec[64];
+  snprintf(spec, sizeof spec, "ddl:%d:%s:rings=2", ranks,
+           (ranks & (ranks - 1)) == 0 ? "hd" : "ring");
+  const char* const specs[] = {spec, "ring:segment=64", "rhd:order=far", "ddl:rings=3"};
+  for (size_t s = 0; s < sizeof specs / sizeof *specs; ++s) {
+    CHECK(run_case(comm, specs[s], DDL_FLOAT32, DDL_SUM, 1027, 1) == 0);
+    CHECK(run_case(comm, specs[s], DDL_INT64, DDL_MAX, 1027, 0) == 0);
+  }
+}
+
+static void test_bad_arguments(ddl_comm_t comm) {
+  float x[4] = {0};
+  char message[256];
+  EXPECT_ERROR(ddl_comm_create(MPI_COMM_WORLD, NULL), DDL_ERROR_NULL_POINTER,
+               "ddl_comm_create: out is NULL");
+  ddl_comm_t none = (ddl_comm_t)x; /* overwritten with NULL on failure */
+  EXPECT_ERROR(ddl_comm_create(MPI_COMM_NULL, &none), DDL_ERROR_INVALID_ARGUMENT,
+               "ddl_comm_create: comm is MPI_COMM_NULL");
+  CHECK(none == NULL);
+  EXPECT_ERROR(ddl_allreduce_inplace(NULL, x, 4, DDL_FLOAT32, DDL_SUM, "ring"),
+               DDL_ERROR_NULL_POINTER, "ddl_allreduce_inplace: comm is NULL");
+  EXPECT_ERROR(ddl_allreduce_inplace(comm, NULL, 4, DDL_FLOAT32, DDL_SUM, "ring"),
+               DDL_ERROR_NULL_POINTER, "ddl_allreduce_inplace: buf is NULL");
+  EXPECT_ERROR(ddl_allreduce_inplace(comm, x, 4, DDL_FLOAT32, DDL_SUM, NULL),
+               DDL_ERROR_NULL_POINTER, "ddl_allreduce_inplace: algorithm is NULL");
+  EXPECT_ERROR(ddl_allreduce(comm, NULL, x, 4, DDL_FLOAT32, DDL_SUM, "ring"),
+               DDL_ERROR_NULL_POINTER, "ddl_allreduce: sendbuf is NULL");
+  EXPECT_ERROR(ddl_allreduce(comm, x, NULL, 4, DDL_FLOAT32, DDL_SUM, "ring"),
+               DDL_ERROR_NULL_POINTER, "ddl_allreduce: recvbuf is NULL");
+  EXPECT_ERROR(ddl_allreduce(NULL, x, x, 4, DDL_FLOAT32, DDL_SUM, "ring"), DDL_ERROR_NULL_POINTER,
+               "ddl_allreduce: comm is NULL");
+  EXPECT_ERROR(ddl_allreduce_inplace(comm, x, 4, (ddl_dtype_t)42, DDL_SUM, "ring"),
+               DDL_ERROR_BAD_DTYPE,
+               "ddl_allreduce_inplace: dtype 42 is not a ddl_dtype_t (DDL_FLOAT32 .. DDL_INT64 "
+               "are 0 .. 5)");
+  EXPECT_ERROR(
+      ddl_allreduce(comm, x, x, 4, (ddl_dtype_t)-1, DDL_SUM, "ring"), DDL_ERROR_BAD_DTYPE,
+      "ddl_allreduce: dtype -1 is not a ddl_dtype_t (DDL_FLOAT32 .. DDL_INT64 are 0 .. 5)");
+  EXPECT_ERROR(ddl_allreduce_inplace(comm, x, 4, DDL_FLOAT32, (ddl_op_t)5, "ring"),
+               DDL_ERROR_BAD_OP,
+               "ddl_allreduce_inplace: op 5 is not a ddl_op_t (DDL_SUM .. DDL_AVG are 0 .. 4)");
+  /* The list of known names grows with the registry: the message up to it is exact. */
+  const char* prefix =
+      "ddl_allreduce_inplace: unknown algorithm 'rign' (allreduce algorithms: ring, ddl, ";
+  CHECK(ddl_allreduce_inplace(comm, x, 4, DDL_FLOAT32, DDL_SUM, "rign") ==
+        DDL_ERROR_UNKNOWN_ALGORITHM);
+  CHECK(strncmp(ddl_last_error_message(), prefix, strlen(prefix)) == 0);
+  CHECK(strstr(ddl_last_error_message(), "auto") != NULL);
+  /* A registered algorithm of another collective is no allreduce. */
+  CHECK(ddl_allreduce(comm, x, x, 4, DDL_FLOAT32, DDL_SUM, "broadcast_chain") ==
+        DDL_ERROR_UNKNOWN_ALGORITHM);
+  CHECK(strncmp(ddl_last_error_message(), "ddl_allreduce: unknown algorithm 'broadcast_chain' ",
+                50) == 0);
+  /* A known name with a bad field: the parser's message after the function's name. */
+  CHECK(ddl_allreduce_inplace(comm, x, 4, DDL_FLOAT32, DDL_SUM, "ring:bogus=1") ==
+        DDL_ERROR_INVALID_ARGUMENT);
+  CHECK(strncmp(ddl_last_error_message(),
+                "ddl_allreduce_inplace: bad algorithm 'ring:bogus=1': ", 53) == 0);
+  /* A grid that does not hold the ranks is refused before anything is sent. */
+  CHECK(ddl_allreduce_inplace(comm, x, 4, DDL_FLOAT32, DDL_SUM, "ddl:7x3") ==
+        DDL_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(ddl_last_error_message(), "7x3") != NULL);
+  const size_t huge = SIZE_MAX / 8 + 1;
+  snprintf(message, sizeof message,
+           "ddl_allreduce_inplace: count %zu of double (8 bytes each) overflows size_t", huge);
+  EXPECT_ERROR(ddl_allreduce_inplace(comm, x, huge, DDL_FLOAT64, DDL_SUM, "ring"),
+               DDL_ERROR_COUNT_OVERFLOW, message);
+  EXPECT_ERROR(ddl_allreduce(comm, x, x + 1, 2, DDL_FLOAT32, DDL_SUM, "ring"),
+               DDL_ERROR_INVALID_ARGUMENT,
+               "ddl_allreduce: sendbuf and recvbuf overlap without being the same buffer");
+  EXPECT_ERROR(ddl_comm_set_timeout(comm, 0), DDL_ERROR_INVALID_ARGUMENT,
+               "ddl_comm_set_timeout: timeout must be a finite number of seconds > 0, got 0");
+  EXPECT_ERROR(ddl_comm_set_timeout(comm, -1.5), DDL_ERROR_INVALID_ARGUMENT,
+               "ddl_comm_set_timeout: timeout must be a finite number of seconds > 0, got -1.5");
+  EXPECT_ERROR(ddl_comm_set_timeout(comm, INFINITY), DDL_ERROR_INVALID_ARGUMENT,
+               "ddl_comm_set_timeout: timeout must be a finite number of seconds > 0, got inf");
+  EXPECT_ERROR(ddl_comm_set_timeout(NULL, 1), DDL_ERROR_NULL_POINTER,
+               "ddl_comm_set_timeout: comm is NULL");
+  int value = -7;
+  EXPECT_ERROR(ddl_comm_rank(NULL, &value), DDL_ERROR_NULL_POINTER, "ddl_comm_rank: comm is NULL");
+  EXPECT_ERROR(ddl_comm_rank(comm, NULL), DDL_ERROR_NULL_POINTER, "ddl_comm_rank: rank is NULL");
+  EXPECT_ERROR(ddl_comm_size(NULL, &value), DDL_ERROR_NULL_POINTER, "ddl_comm_size: comm is NULL");
+  EXPECT_ERROR(ddl_comm_size(comm, NULL), DDL_ERROR_NULL_POINTER, "ddl_comm_size: size is NULL");
+  CHECK(value == -7);
+  CHECK(ddl_comm_destroy(NULL) == DDL_SUCCESS);
+  CHECK(ddl_dtype_size((ddl_dtype_t)6) == 0);
+  CHECK(strcmp(ddl_result_string((ddl_result_t)99), "unknown ddl_result_t") == 0);
+  /* After the failures the communicator still works. */
+  CHECK(run_case(comm, "ring", DDL_INT32, DDL_SUM, 7, 1) == 0);
+}
+
+static void* message_of_new_thread(void* out) {
+  *(const char**)out = ddl_last_error_message();
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  CHECK(strcmp(ddl_last_error_message(), "") == 0); /* nothing failed yet */
+  ddl_comm_t comm = NULL;
+  const ddl_result_t created = ddl_comm_create(MPI_COMM_WORLD, &comm);
+  if (created != DDL_SUCCESS) {
+    fprintf(stderr, "rank %d: ddl_comm_create: %s\n", rank, ddl_last_error_message());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  int r = -1, p = -1;
+  CHECK(ddl_comm_rank(comm, &r) == DDL_SUCCESS && r == rank);
+  CHECK(ddl_comm_size(comm, &p) == DDL_SUCCESS && p == ranks);
+  CHECK(ddl_comm_set_timeout(comm, 60) == DDL_SUCCESS);
+
+  if (argc > 1 && strcmp(argv[1], "timeout") == 0) {
+    /* Rank 1 never joins; rank 0's allreduce ends after 1 s with what it waited for. */
+    if (rank == 0) {
+      float x[64] = {0};
+      CHECK(ddl_comm_set_timeout(comm, 1) == DDL_SUCCESS);
+      CHECK(ddl_allreduce_inplace(comm, x, 64, DDL_FLOAT32, DDL_SUM, "ring") == DDL_ERROR_TIMEOUT);
+      const char* prefix = "ddl_allreduce_inplace: rank 0: timed out after 1 s waiting for ";
+      CHECK(strncmp(ddl_last_error_message(), prefix, strlen(prefix)) == 0);
+      fprintf(stderr, "rank 0: %s\n", ddl_last_error_message());
+    }
+    /* Rank 1 waits here, outside ddl, until rank 0 has timed out. */
+    MPI_Barrier(MPI_COMM_WORLD);
+  } else {
+    test_results(comm);
+    test_bad_arguments(comm);
+    /* The message is per thread: a new thread sees none. */
+    const char* other = NULL;
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, message_of_new_thread, &other) == 0);
+    CHECK(pthread_join(thread, NULL) == 0);
+    CHECK(other != NULL && strcmp(other, "") == 0);
+    CHECK(strcmp(ddl_last_error_message(), "") != 0);
+  }
+  CHECK(ddl_comm_destroy(comm) == DDL_SUCCESS);
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("test_capi: %d ranks, %d failed checks\n", ranks, total);
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}

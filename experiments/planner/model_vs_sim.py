@@ -1,0 +1,46 @@
+"""Tabulate ddlsim's csv (model_us beside time_us) per platform as markdown: the error of the
+contention-aware model against the simulation, (model - sim) / sim in %, per algorithm and size.
+Usage: model_vs_sim.py DIR ALGOS (DIR holds <platform>.csv)."""
+import pathlib
+import sys
+
+import pandas as pd
+
+TARGET = 10.0  # percent
+
+
+def main() -> int:
+    folder, algos = pathlib.Path(sys.argv[1]), sys.argv[2].split(",")
+    out = ["# Contention-aware model vs simulation", "",
+           "Produced by `experiments/planner/model_vs_sim.sh` (timing-only `ddlsim --algo "
+           + sys.argv[2] + " -b 64K -e 256M -f 4 --format csv` per platform). Cells: "
+           "(model - simulated) / simulated in %; target |error| <= 10 %.", ""]
+    worst = []
+    for csv in sorted(folder.glob("*.csv")):
+        d = pd.read_csv(csv)
+        d["err"] = (d.model_us - d.time_us) / d.time_us * 100
+        t = d.pivot(index="size", columns="algo", values="err")[algos]
+        out += [f"## {csv.stem} ({d.dims.iloc[0]}, {len(d)} cases)", "",
+                "| size (B) | " + " | ".join(algos) + " |",
+                "|---:|" + "---:|" * len(algos)]
+        for size, row in t.iterrows():
+            out.append(f"| {size} | " + " | ".join(f"{v:+.1f}" for v in row) + " |")
+        out.append("")
+        miss = d[d.err.abs() > TARGET]
+        for _, m in miss.iterrows():
+            worst.append(f"{csv.stem} {m.algo} {m['size']} B: {m.err:+.1f} % "
+                         f"(model {m.model_us:.1f} us, simulated {m.time_us:.1f} us)")
+        worst_abs = d.err.abs().max()
+        out.append(f"Largest |error| on {csv.stem}: {worst_abs:.1f} %.")
+        out.append("")
+    out += ["## Cases beyond the 10 % target", ""]
+    out += [f"- {w}" for w in worst] if worst else ["None."]
+    notes = pathlib.Path(__file__).with_name("model_vs_sim_notes.md")
+    if notes.exists():
+        out += ["", notes.read_text().rstrip()]
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+#include "harness/data_dir.hpp"
+
+#include <filesystem>
+#include <system_error>
+
+#include "algorithms/error.hpp"
+
+namespace ddl::harness {
+
+namespace fs = std::filesystem;
+
+std::string find_data_dir(const std::string& executable, const std::string& relative_data_dir,
+                          const std::string& source_dir) {
+  std::error_code ec;
+  // An unknown executable (no /proc) has no installed data beside it, rather than data
+  // relative to whatever the current directory is.
+  const fs::path installed =
+      executable.empty()
+          ? fs::path("(unknown executable)") / relative_data_dir
+          : (fs::path(executable).parent_path() / relative_data_dir).lexically_normal();
+  if (!executable.empty() && (fs::is_directory(installed / "platforms", ec) ||
+                              fs::is_directory(installed / "workloads", ec)))
+    return installed.string();
+  if (fs::is_directory(source_dir, ec)) return source_dir;
+  throw InvalidArgument("ddl's data (platforms/, workloads/) is in neither " + installed.string() +
+                        " (beside the installed tool) nor " + source_dir +
+                        " (the source tree it was built from): reinstall ddl, or give the "
+                        "file's path");
+}
+
+std::string data_dir() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return find_data_dir(ec ? std::string() : self.string(), DDL_RELATIVE_DATA_DIR,
+                       DDL_SOURCE_DATA_DIR);
+}
+
+}  // namespace ddl::harness

@@ -1,0 +1,68 @@
+#include "planner/candidates.hpp"
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/dims.hpp"
+#include "algorithms/halving_doubling_steps.hpp"
+
+namespace ddl {
+
+std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space) {
+  std::vector<std::string> out = {"ring", "rhd", "dbtree", "hier"};
+  if (space.both_orders) out.push_back("rhd:order=far");
+  if (ranks == 1) return {"ring"};
+  for (const Dims& dims : factorizations(ranks, space.max_dims)) {
+    const int k = dims.count();
+    // Every assignment of ring / hd to the dimensions, hd where the extent allows it.
+    std::vector<std::vector<IntraMethod>> assignments{{}};
+    for (int d = 0; d < k; ++d) {
+      std::vector<std::vector<IntraMethod>> next;
+      for (const auto& a : assignments) {
+        next.push_back(a);
+        next.back().push_back(IntraMethod::ring);
+        if (is_power_of_two(dims.extent(d))) {
+          next.push_back(a);
+          next.back().push_back(IntraMethod::halving_doubling);
+        }
+      }
+      assignments = std::move(next);
+    }
+    for (const auto& methods : assignments) {
+      bool hd = false;
+      for (IntraMethod m : methods) hd = hd || m == IntraMethod::halving_doubling;
+      for (const int rings : space.rings) {
+        if (rings > 1 && k < 2) continue;
+        for (const HdOrder order : {HdOrder::near, HdOrder::far}) {
+          if (order == HdOrder::far && (!hd || !space.both_orders)) continue;
+          AlgorithmSpec s;
+          s.name = "ddl";
+          s.dims = dims;
+          s.methods = methods;
+          if (rings > 1) s.rings = rings;
+          if (order == HdOrder::far) s.order = order;
+          out.push_back(s.to_string());
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> candidate_variants(const std::string& algo, const SearchSpace& space) {
+  const AlgorithmSpec base = parse_algorithm_spec(algo);
+  std::vector<std::string> out;
+  bool hd = base.name == "rhd";
+  for (IntraMethod m : base.methods) hd = hd || m == IntraMethod::halving_doubling;
+  std::vector<int> rings{1};
+  if (base.name == "ddl" && base.dims && base.dims->count() >= 2) rings = space.rings;
+  for (const int r : rings)
+    for (const HdOrder order : {HdOrder::near, HdOrder::far}) {
+      if (order == HdOrder::far && (!hd || !space.both_orders)) continue;
+      AlgorithmSpec v = base;
+      v.rings = r > 1 ? std::optional<int>(r) : std::nullopt;
+      v.order = order == HdOrder::far ? std::optional<HdOrder>(order) : std::nullopt;
+      if (v.to_string() != algo) out.push_back(v.to_string());
+    }
+  return out;
+}
+
+}  // namespace ddl

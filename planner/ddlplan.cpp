@@ -1,0 +1,249 @@
+// ddlplan: choose, per size, the allreduce to run on a platform, and write it as a plan file
+// that `--algo auto --plan FILE` uses in ddlsim and ddlrun.
+//
+// Search: every base candidate (candidates.hpp: ring, rhd, dbtree, hier, ddl over every
+// factorization into up to --max-dims dims x per-dimension method) is priced by the
+// contention-aware model (algorithms/schedule_cost.hpp over the platform's routes) at four
+// anchor sizes; the best --keep at any anchor, with their variants (rings 2, far-first), are
+// priced at every size; the best --confirm per size are simulated; the fastest simulated wins.
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/program_options.hpp>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <set>
+#include <thread>
+
+#include "algorithms/cost_model.hpp"
+#include "algorithms/error.hpp"
+#include "harness/arguments.hpp"
+#include "harness/output_file.hpp"
+#include "harness/sizes.hpp"
+#include "planner/candidates.hpp"
+#include "planner/plan_file.hpp"
+#include "planner/simulate.hpp"
+#include "sim/platform.hpp"
+#include "sim/platform_costs.hpp"
+#include "sim/route_topology.hpp"
+
+namespace po = boost::program_options;
+using namespace ddl;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Simulated times this close count as a tie (the simulation is deterministic: no noise).
+constexpr double kTie = 0.001;
+
+struct Progress {
+  Clock::time_point start = Clock::now();
+  void operator()(const std::string& what) const {
+    std::cerr << "ddlplan: " << what << " ("
+              << std::chrono::duration<double>(Clock::now() - start).count() << " s)\n";
+  }
+};
+
+void print_help(std::ostream& out, const po::options_description& desc) {
+  out << "Usage: ddlplan --platform FILE --out PLAN.json [options]\n\n"
+         "Searches algorithm x dims x per-dimension method x rings x halving-doubling order for\n"
+         "each size, prunes with the contention-aware cost model, confirms the best by\n"
+         "simulation, and writes the plan (size ranges -> algorithm string) as JSON.\n\n"
+      << desc
+      << "\nExamples:\n"
+         "  ddlplan --platform platforms/s822lc_64.xml -b 8 -e 256M --out s822lc_64.plan.json\n"
+         "  ddlsim --platform platforms/s822lc_64.xml --algo auto --plan s822lc_64.plan.json\n";
+}
+
+int run(int argc, char** argv) {
+  po::options_description desc("Options");
+  // clang-format off
+  desc.add_options()
+      ("help,h", "this help")
+      ("platform", po::value<std::string>(), "SimGrid platform file (required)")
+      ("out", po::value<std::string>(), "plan file to write (required)")
+      ("dims", po::value<std::string>(), "the machine grid (default: the platform's)")
+      ("minbytes,b", po::value<std::string>()->default_value("8"), "smallest size")
+      ("maxbytes,e", po::value<std::string>()->default_value("256M"), "largest size")
+      ("stepfactor,f", po::value<std::string>()->default_value("2"), "size factor between sizes")
+      ("max-dims", po::value<std::string>()->default_value("4"), "ddl grids of at most this many dims (1..4)")
+      ("keep", po::value<std::string>()->default_value("12"), "candidates kept per anchor size by the model")
+      ("confirm", po::value<std::string>()->default_value("3"), "candidates simulated per size (1..50)")
+      ("jobs", po::value<std::string>(), "simulations at once (default: the CPUs)")
+      ("timeout", po::value<std::string>()->default_value("600"), "seconds per size's simulation");
+  // clang-format on
+  const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlplan");
+  if (vm.count("help")) {
+    print_help(std::cout, desc);
+    return 0;
+  }
+  for (const char* f : {"platform", "out"})
+    if (!vm.count(f))
+      throw InvalidArgument(std::string("--") + f + " is required (see ddlplan --help)");
+  const std::string platform_file = vm["platform"].as<std::string>();
+  const std::string out_file = vm["out"].as<std::string>();
+  check_distinct_files({platform_file}, {out_file});
+  check_writable(out_file);
+  const std::vector<std::size_t> sizes =
+      harness::size_sweep(harness::parse_size(vm["minbytes"].as<std::string>()),
+                          harness::parse_size(vm["maxbytes"].as<std::string>()),
+                          static_cast<std::size_t>(harness::parse_integer(
+                              vm["stepfactor"].as<std::string>(), "stepfactor", 2, 1 << 20)));
+  SearchSpace space;
+  space.max_dims =
+      static_cast<int>(harness::parse_integer(vm["max-dims"].as<std::string>(), "max-dims", 1, 4));
+  const auto keep = static_cast<std::size_t>(
+      harness::parse_integer(vm["keep"].as<std::string>(), "keep", 1, 1000));
+  const auto confirm = static_cast<std::size_t>(
+      harness::parse_integer(vm["confirm"].as<std::string>(), "confirm", 1, 50));
+  const int jobs =
+      vm.count("jobs")
+          ? static_cast<int>(harness::parse_integer(vm["jobs"].as<std::string>(), "jobs", 1, 256))
+          : std::max(1u, std::thread::hardware_concurrency());
+  const auto timeout = static_cast<unsigned>(
+      harness::parse_integer(vm["timeout"].as<std::string>(), "timeout", 1, 86400));
+
+  const Progress progress;
+  simgrid::s4u::Engine& engine = sim::start_engine(argv[0]);
+  const sim::Platform platform = sim::load_platform(engine, platform_file);
+  std::optional<Dims> requested;
+  if (vm.count("dims")) requested = Dims::parse(vm["dims"].as<std::string>());
+  const Dims dims = sim::choose_dims(platform, requested);
+  const int p = platform.ranks();
+  Options options;
+  options.dims = dims;
+  options.cost = sim::platform_costs(platform, dims);
+  const sim::RouteTopology topology(platform);
+  // The base space (rings 1, near-first) is priced at the anchors; ring counts and far-first
+  // only for the base candidates that make the shortlist.
+  SearchSpace base = space;
+  base.rings = {1};
+  base.both_orders = false;
+  const std::vector<std::string> candidates = candidate_algorithms(p, base);
+  progress(platform.file + ": " + std::to_string(p) + " ranks, grid " + dims.to_string() + ", " +
+           std::to_string(candidates.size()) + " candidates, " + std::to_string(sizes.size()) +
+           " sizes");
+
+  // Pricing is pure once every route is known: candidates are priced by `jobs` threads.
+  topology.prefetch();
+  std::map<std::size_t, CostParams> params;
+  for (const std::size_t bytes : sizes)
+    params.emplace(bytes, sim::platform_costs(platform, dims, static_cast<double>(bytes)));
+  auto price_all = [&](const std::vector<std::string>& algos, std::size_t bytes) {
+    std::vector<std::pair<double, std::string>> priced(algos.size());
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr error;
+    std::mutex error_lock;
+    auto work = [&] {
+      try {
+        for (std::size_t i; (i = next++) < algos.size();)
+          priced[i] = {model_time(algos[i], dims, params.at(bytes), bytes, options, &topology),
+                       algos[i]};
+      } catch (...) {
+        const std::lock_guard<std::mutex> guard(error_lock);
+        if (!error) error = std::current_exception();
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int t = 1; t < jobs; ++t) threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
+    if (error) std::rethrow_exception(error);
+    std::sort(priced.begin(), priced.end());
+    return priced;
+  };
+  auto price = [&](const std::string& algo, std::size_t bytes) {
+    return model_time(algo, dims, params.at(bytes), bytes, options, &topology);
+  };
+  // Stage 1: every base candidate at four anchor sizes spread over the range (the rankings at
+  // neighbouring sizes differ little: latency-bound at one end, bandwidth-bound at the other).
+  std::set<std::size_t> anchor_set;
+  for (std::size_t k = 0; k < 4; ++k) anchor_set.insert(sizes[k * (sizes.size() - 1) / 3]);
+  const std::vector<std::size_t> anchors(anchor_set.begin(), anchor_set.end());
+  std::set<std::string> shortlist = {"ring", "rhd", "dbtree", "hier", "ddl"};
+  for (const std::size_t bytes : anchors) {
+    const auto priced = price_all(candidates, bytes);
+    for (std::size_t i = 0; i < std::min(keep, priced.size()); ++i) {
+      shortlist.insert(priced[i].second);
+      for (const std::string& v : candidate_variants(priced[i].second, space)) shortlist.insert(v);
+    }
+    progress("model: " + std::to_string(candidates.size()) + " candidates at " +
+             harness::format_size(bytes));
+  }
+  // Stage 2: the shortlist at every size; the best `confirm` per size go to simulation, with
+  // the plain α-β-γ argmin over the registered algorithms (for the evidence).
+  std::vector<planner::SimulationJob> sim_jobs;
+  std::vector<std::vector<double>> model_us;
+  std::vector<std::string> alpha_beta;
+  for (const std::size_t bytes : sizes) {
+    const auto priced =
+        price_all(std::vector<std::string>(shortlist.begin(), shortlist.end()), bytes);
+    planner::SimulationJob job{bytes, {}};
+    std::vector<double> models;
+    for (std::size_t i = 0; i < std::min(confirm, priced.size()); ++i) {
+      job.algorithms.push_back(priced[i].second);
+      models.push_back(priced[i].first * 1e6);
+    }
+    const std::string plain = best_allreduce(dims, params.at(bytes), bytes, options);
+    alpha_beta.push_back(plain);
+    if (std::find(job.algorithms.begin(), job.algorithms.end(), plain) == job.algorithms.end()) {
+      job.algorithms.push_back(plain);
+      models.push_back(price(plain, bytes) * 1e6);
+    }
+    sim_jobs.push_back(std::move(job));
+    model_us.push_back(std::move(models));
+  }
+  progress("model: " + std::to_string(shortlist.size()) + " shortlisted at every size");
+  // Stage 3: simulate.
+  const auto times = planner::simulate_jobs(
+      platform, options, sim_jobs, jobs, timeout, [&](std::size_t done, std::size_t total) {
+        progress("simulated " + std::to_string(done) + "/" + std::to_string(total) + " sizes");
+      });
+  PlanFile file;
+  file.platform = platform.file;
+  file.dims = dims.to_string();
+  std::vector<std::string> choices;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const std::vector<double>& t = times[i];
+    const auto& algos = sim_jobs[i].algorithms;
+    // Within kTie of the fastest, the shortest string wins: at latency-bound sizes many grids
+    // tie with rhd, and a plan that flips between equals at every size reads worse.
+    const double fastest = *std::min_element(t.begin(), t.end());
+    std::size_t best = 0;
+    bool found = false;
+    for (std::size_t k = 0; k < t.size(); ++k) {
+      if (t[k] > fastest * (1 + kTie)) continue;
+      if (!found || algos[k].size() < algos[best].size() ||
+          (algos[k].size() == algos[best].size() && algos[k] < algos[best]))
+        best = k;
+      found = true;
+    }
+    const std::size_t ab = static_cast<std::size_t>(
+        std::find(algos.begin(), algos.end(), alpha_beta[i]) - algos.begin());
+    choices.push_back(algos[best]);
+    file.evidence.push_back({sizes[i], algos[best], t[best] * 1e6, model_us[i][best], alpha_beta[i],
+                             t[ab] * 1e6, candidates.size(), algos.size()});
+  }
+  file.plan = plan_from_choices(p, sizes, choices);
+  file.plan.validate();
+  write_plan_file(out_file, file);
+  progress("wrote " + out_file + " (" + std::to_string(file.plan.entries.size()) + " entries)");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::cerr << "ddlplan: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# ddlplan writes a plan for PLATFORM; ddlsim --algo auto --plan runs it exactly (payload mode)
+# and, the simulation being deterministic, in the very times ddlplan recorded for its choices.
+# Usage: plan_roundtrip.sh DDLPLAN DDLSIM PLATFORM
+set -euo pipefail
+ddlplan=$1 ddlsim=$2 platform=$3
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+"$ddlplan" --platform "$platform" -b 8 -e 2M -f 8 --confirm 2 --jobs 2 --out "$dir/plan.json" \
+  2> "$dir/progress.txt"
+grep -q "ddlplan: wrote" "$dir/progress.txt" || { cat "$dir/progress.txt"; exit 1; }
+"$ddlsim" --platform "$platform" --algo auto --plan "$dir/plan.json" -b 8 -e 2M -f 8 \
+  --format csv > "$dir/auto.csv"
+"$ddlsim" --platform "$platform" --algo auto --plan "$dir/plan.json" -b 8 -e 2M -f 8 --check \
+  --format csv > "$dir/check.csv"
+/usr/bin/python3 - "$dir" <<'PY'
+import csv, json, sys
+d = sys.argv[1]
+plan = json.load(open(f"{d}/plan.json"))
+ev = {e["bytes"]: e for e in plan["evidence"]}
+rows = list(csv.DictReader(open(f"{d}/auto.csv")))
+assert len(rows) == len(ev) == 7, (len(rows), len(ev))
+for r in rows:
+    e = ev[int(r["size"])]
+    got, want = float(r["time_us"]), e["simulated_us"]
+    assert abs(got - want) <= 1e-6 * want, (r["size"], got, want, e["algorithm"])
+for r in csv.DictReader(open(f"{d}/check.csv")):
+    assert r["wrong"] == "0", r
+print("plan of", len(plan["entries"]), "entries replayed exactly")
+PY

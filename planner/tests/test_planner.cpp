@@ -1,0 +1,91 @@
+// The search space and plan files, without a simulator.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/error.hpp"
+#include "planner/candidates.hpp"
+#include "planner/plan_file.hpp"
+
+using namespace ddl;
+
+TEST_CASE("candidates: every factorization x method x rings x order, all parsable", "[planner]") {
+  const std::vector<std::string> c = candidate_algorithms(8, SearchSpace{});
+  const std::set<std::string> unique(c.begin(), c.end());
+  CHECK(unique.size() == c.size());
+  for (const std::string& s : c) CHECK(parse_algorithm_spec(s).to_string() == s);
+  for (const char* s : {"ring", "rhd", "rhd:order=far", "dbtree", "hier", "ddl:8:ring", "ddl:8:hd",
+                        "ddl:8:hd:order=far", "ddl:2x4:hd,ring:rings=2", "ddl:2x2x2:hd,hd,hd",
+                        "ddl:2x2x2:ring,hd,ring:rings=2,order=far"})
+    CHECK(unique.count(s) == 1);
+  // 8 = 8, 2x4, 4x2, 2x2x2: methods 2 + 4 + 4 + 8 = 18 assignments; rings 2 on the 16 of 2+
+  // dims; far for each with hd (1 + 3 + 3 + 7 = 14 of the 18, each with both ring counts but
+  // the 1-dim one): 18 + 16 + (1 + 2 * 13) = 61 ddl strings, plus 5 others.
+  CHECK(c.size() == 66);
+  // hd only on power-of-two extents: 6 = 6, 2x3, 3x2.
+  for (const std::string& s : candidate_algorithms(6, SearchSpace{}))
+    CHECK(s.find("ddl:6:hd") == std::string::npos);
+  CHECK(candidate_algorithms(1, SearchSpace{}) == std::vector<std::string>{"ring"});
+}
+
+TEST_CASE("candidate variants: other ring counts and far-first, nothing else", "[planner]") {
+  using V = std::vector<std::string>;
+  const SearchSpace space;
+  CHECK(candidate_variants("ddl:2x4:hd,ring", space) == V{"ddl:2x4:hd,ring:order=far",
+                                                          "ddl:2x4:hd,ring:rings=2",
+                                                          "ddl:2x4:hd,ring:rings=2,order=far"});
+  CHECK(candidate_variants("ddl:2x4:ring,ring", space) == V{"ddl:2x4:ring,ring:rings=2"});
+  CHECK(candidate_variants("ddl:8:hd", space) == V{"ddl:8:hd:order=far"});
+  CHECK(candidate_variants("rhd", space) == V{"rhd:order=far"});
+  CHECK(candidate_variants("ring", space).empty());
+  // The base space plus every variant is the whole space.
+  SearchSpace base;
+  base.rings = {1};
+  base.both_orders = false;
+  std::set<std::string> all;
+  for (const std::string& c : candidate_algorithms(8, base)) {
+    all.insert(c);
+    for (const std::string& v : candidate_variants(c, space)) all.insert(v);
+  }
+  const std::vector<std::string> whole = candidate_algorithms(8, space);
+  CHECK(all == std::set<std::string>(whole.begin(), whole.end()));
+}
+
+TEST_CASE("plan files round-trip and name what is wrong", "[planner][plan]") {
+  const std::string path = "test_planner_plan.json";
+  PlanFile f;
+  f.platform = "platforms/s822lc_2.xml";
+  f.dims = "4x2";
+  f.plan = plan_from_choices(8, {8, 16, 32}, {"rhd", "rhd", "ddl:4x2:hd,hd:rings=2"});
+  f.evidence.push_back({8, "rhd", 20.5, 20.0, "rhd", 20.5, 66, 3});
+  write_plan_file(path, f);
+  const PlanFile back = read_plan_file(path);
+  CHECK(back.platform == f.platform);
+  CHECK(back.dims == "4x2");
+  CHECK(back.plan.ranks == 8);
+  CHECK(back.plan.entries == f.plan.entries);
+  auto write = [&](const std::string& text) { std::ofstream(path) << text; };
+  const std::string head = R"({"format": "ddl-plan", "version": 1, "platform": "p", "dims": "8", )";
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"{", "not JSON"},
+      {R"({"format": "other", "version": 1})", "format is not 'ddl-plan'"},
+      {R"({"format": "ddl-plan", "version": 2})", "version is not 1"},
+      {head + R"("ranks": 8})", "missing field 'entries'"},
+      {head + R"("ranks": -8, "entries": []})", "field 'ranks' has the wrong type"},
+      {head + R"("ranks": 8, "entries": []})", "no entries"},
+      {head + R"("ranks": 8, "entries": [{"min_bytes": 8, "algorithm": "rhd"}]})",
+       "entries[0]: missing field 'max_bytes'"},
+      {head + R"("ranks": 8, "entries": [{"min_bytes": 8, "max_bytes": 9, "algorithm": "rhd:x"}]})",
+       "'x' is neither dims"},
+  };
+  for (const auto& [text, why] : bad) {
+    INFO(text);
+    write(text);
+    CHECK_THROWS_WITH(read_plan_file(path),
+                      Catch::Contains("plan file '" + path + "'") && Catch::Contains(why));
+  }
+  std::remove(path.c_str());
+  CHECK_THROWS_WITH(read_plan_file("no_such_plan.json"), Catch::Contains("no_such_plan.json"));
+}

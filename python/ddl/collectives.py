@@ -1,0 +1,112 @@
+"""ddl.allreduce and friends: the Python face of the compiled core ddl._ddl.
+
+numpy arrays (and any writable buffer-protocol object) go to the core through the buffer
+protocol; torch CPU tensors by address (data_ptr) and element count, after the checks below.
+Either way the collective runs on the caller's memory: nothing is copied.
+"""
+
+import sys
+
+try:
+    from ddl import _ddl
+except ImportError as e:  # pragma: no cover - depends on how ddl was built
+    raise ImportError(
+        "ddl's compiled core (ddl._ddl) is not importable: build it (cmake --build BUILD "
+        "--target ddl_python; needs MPI, python3-dev and pybind11-dev) and put BUILD/python "
+        f"on PYTHONPATH, or install ddl ({e})"
+    ) from e
+
+DEFAULT_TIMEOUT = 300.0  # seconds any single wait may take (as ddlrun's --timeout)
+
+# torch dtype name -> ddl's element type name (algorithms/types.hpp).
+_TORCH_DTYPES = {
+    "torch.float32": "float32",
+    "torch.float64": "float64",
+    "torch.float16": "float16",
+    "torch.bfloat16": "bfloat16",
+    "torch.int32": "int32",
+    "torch.int64": "int64",
+}
+
+
+def rank():
+    """This process's rank in MPI_COMM_WORLD (MPI is initialised on first use)."""
+    return _ddl.rank()
+
+
+def size():
+    """The number of ranks in MPI_COMM_WORLD."""
+    return _ddl.size()
+
+
+def algorithms():
+    """The allreduce algorithm names `algo` accepts ('ring', 'ddl', ..., 'auto')."""
+    return list(_ddl.algorithms())
+
+
+def _name(x):
+    return type(x).__name__
+
+
+def _is_torch_tensor(x):
+    torch = sys.modules.get("torch")  # never import torch for a numpy caller
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _allreduce_tensor(t, op, algo, dims, timeout):
+    if t.device.type != "cpu":
+        raise ValueError(
+            f"ddl.allreduce: the tensor is on {t.device}; ddl's Python module reduces CPU tensors "
+            "(host memory) only"
+        )
+    if t.layout is not sys.modules["torch"].strided:
+        raise ValueError(
+            f"ddl.allreduce: the tensor's layout is {t.layout}; pass a dense (strided) tensor"
+        )
+    if not t.is_contiguous():
+        raise ValueError(
+            f"ddl.allreduce: the tensor is not contiguous (shape {tuple(t.shape)}, strides "
+            f"{t.stride()} elements); the result is written in place, so pass a contiguous "
+            "tensor (t.contiguous(), then copy the result back)"
+        )
+    if t.requires_grad:
+        raise ValueError(
+            "ddl.allreduce: the tensor requires grad, and an in-place change would bypass "
+            "autograd; pass t.detach() (the same memory)"
+        )
+    dtype = _TORCH_DTYPES.get(str(t.dtype))
+    if dtype is None:
+        raise TypeError(
+            f"ddl.allreduce: unsupported dtype {t.dtype}; ddl reduces "
+            + ", ".join(_TORCH_DTYPES)
+        )
+    _ddl._allreduce_address(t.data_ptr(), t.numel(), dtype, op, algo, dims, timeout)
+
+
+def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
+    """Reduce x over every rank of MPI_COMM_WORLD, in place, and return x.
+
+    x       a numpy array, a torch CPU tensor or another writable buffer: contiguous, of dtype
+            float32, float64, float16, int32 or int64 (torch also bfloat16), the same shape
+            and dtype on every rank
+    op      "sum", "prod", "min", "max" or "avg"
+    algo    an allreduce algorithm: "ddl", "ring", "rhd", "dbtree", "hier" or "auto"
+            (ddl.algorithms())
+    dims    the logical grid, innermost first: "2x2" or (2, 2); None is ranks-per-node x nodes
+    timeout seconds any single wait may take; a rank that waits longer raises TimeoutError
+
+    Every rank must call it with the same arguments (it is a collective). Raises ValueError
+    (unknown op or algo, bad dims, read-only or non-contiguous input), TypeError (unsupported
+    dtype or object), TimeoutError, or RuntimeError (an MPI failure).
+    """
+    if not isinstance(op, str):
+        raise TypeError(f"ddl.allreduce: op must be a string such as 'sum', not {_name(op)}")
+    if not isinstance(algo, str):
+        raise TypeError(f"ddl.allreduce: algo must be a string such as 'ddl', not {_name(algo)}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"ddl.allreduce: timeout must be a number of seconds, not {_name(timeout)}")
+    if _is_torch_tensor(x):
+        _allreduce_tensor(x, op, algo, dims, float(timeout))
+    else:
+        _ddl._allreduce_buffer(x, op, algo, dims, float(timeout))
+    return x

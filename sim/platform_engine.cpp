@@ -1,0 +1,84 @@
+// start_engine (sim/platform.hpp): the process's Engine, the project's network model, --cfg.
+#include <algorithm>
+#include <map>
+#include <simgrid/s4u.hpp>
+#include <vector>
+
+#include "algorithms/error.hpp"
+#include "sim/platform.hpp"
+
+namespace ddl::sim {
+
+namespace {
+
+// Options whose bad values SimGrid 3.32 does not refuse with an exception but aborts on, at
+// load time (checked against the installed library), with the values it offers.
+// network/model:Constant refuses every link (and every platform here has links) and ns-3 is not in
+// Debian's build: both abort, so they are left out.
+const std::map<std::string, std::vector<std::string>>& enumerated_options() {
+  static const std::map<std::string, std::vector<std::string>> options = {
+      {"network/model", {"CM02", "LV08", "SMPI", "IB"}},
+      {"cpu/model", {"Cas01"}},
+      {"host/model", {"default", "compound", "ptask_L07"}},
+      {"disk/model", {"default"}},
+      {"network/optim", {"Lazy", "TI", "Full"}},
+      {"cpu/optim", {"Lazy", "TI", "Full"}},
+      {"network/solver", {"maxmin", "fairbottleneck", "bmf"}},
+      {"cpu/solver", {"maxmin", "fairbottleneck", "bmf"}},
+      {"host/solver", {"maxmin", "fairbottleneck", "bmf"}},
+  };
+  return options;
+}
+
+void apply_config(const std::string& item) {
+  const std::size_t colon = item.find(':');
+  if (colon == std::string::npos || colon == 0)
+    throw InvalidArgument("bad --cfg '" + item + "': give name:value, e.g. network/model:LV08");
+  const std::string name = item.substr(0, colon), value = item.substr(colon + 1);
+  // SimGrid picks its context factory when the Engine is created, before any --cfg: setting it
+  // later would be taken and do nothing.
+  if (name == "contexts/factory")
+    throw InvalidArgument("bad --cfg '" + item +
+                          "': SimGrid chooses its context factory when it starts, before ddlsim "
+                          "can pass options on");
+  const auto& options = enumerated_options();
+  if (const auto known = options.find(name); known != options.end()) {
+    const std::vector<std::string>& values = known->second;
+    if (std::find(values.begin(), values.end(), value) == values.end()) {
+      std::string list;
+      for (const std::string& v : values) list += (list.empty() ? "" : ", ") + v;
+      throw InvalidArgument("bad --cfg '" + item + "': " + name + " takes " + list);
+    }
+  }
+  try {
+    simgrid::s4u::Engine::set_config(item);
+  } catch (const std::exception& e) {
+    // SimGrid follows an unknown name with every option it has: its first line says enough.
+    std::string why = e.what();
+    why = why.substr(0, why.find('\n'));
+    throw InvalidArgument("bad --cfg '" + item + "': " + why +
+                          " (simgrid options: see sim/README.md)");
+  }
+}
+
+}  // namespace
+
+simgrid::s4u::Engine& start_engine(const char* program, const std::vector<std::string>& cfg) {
+  // SimGrid reads its own flags from argv; ours are parsed separately, so it only sees these.
+  static std::string name = program;
+  // No "Configuration change" lines, and no notice for reductions shorter than SimGrid's 1 ns
+  // timing precision (a few bytes on a GPU): they still take their (negligible) time.
+  static std::string quiet_cfg = "--log=xbt_cfg.thresh:warning";
+  static std::string quiet_actor = "--log=s4u_actor.thresh:warning";
+  static char* argv[] = {name.data(), quiet_cfg.data(), quiet_actor.data(), nullptr};
+  static int argc = 3;
+  static simgrid::s4u::Engine engine(&argc, argv);
+  simgrid::s4u::Engine::set_config("network/model:CM02");
+  // In 3.32 a TCP-gamma of 0 stalls every flow instead of disabling the window: use a huge one.
+  simgrid::s4u::Engine::set_config("network/TCP-gamma:1e18");
+  simgrid::s4u::Engine::set_config("network/crosstraffic:0");
+  for (const std::string& item : cfg) apply_config(item);
+  return engine;
+}
+
+}  // namespace ddl::sim

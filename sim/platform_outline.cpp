@@ -1,0 +1,299 @@
+#include "sim/platform_outline.hpp"
+
+#include <expat.h>
+
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <optional>
+
+#include "algorithms/error.hpp"
+
+namespace ddl::sim {
+
+namespace {
+
+// SimGrid's SI prefixes; bandwidths also take binary ones (Ki = 1024, ...).
+constexpr std::array<std::pair<const char*, double>, 8> kSi = {{{"k", 1e3},
+                                                                {"M", 1e6},
+                                                                {"G", 1e9},
+                                                                {"T", 1e12},
+                                                                {"P", 1e15},
+                                                                {"E", 1e18},
+                                                                {"Z", 1e21},
+                                                                {"Y", 1e24}}};
+constexpr std::array<std::pair<const char*, double>, 8> kBinary = {{{"Ki", 0x1p10},
+                                                                    {"Mi", 0x1p20},
+                                                                    {"Gi", 0x1p30},
+                                                                    {"Ti", 0x1p40},
+                                                                    {"Pi", 0x1p50},
+                                                                    {"Ei", 0x1p60},
+                                                                    {"Zi", 0x1p70},
+                                                                    {"Yi", 0x1p80}}};
+
+std::optional<double> unit_multiplier(const std::string& unit, Quantity kind) {
+  if (unit.empty()) return 1.0;
+  if (kind == Quantity::time) {
+    constexpr std::array<std::pair<const char*, double>, 9> times = {{{"w", 604800.0},
+                                                                      {"d", 86400.0},
+                                                                      {"h", 3600.0},
+                                                                      {"m", 60.0},
+                                                                      {"s", 1.0},
+                                                                      {"ms", 1e-3},
+                                                                      {"us", 1e-6},
+                                                                      {"ns", 1e-9},
+                                                                      {"ps", 1e-12}}};
+    for (const auto& [name, m] : times)
+      if (unit == name) return m;
+    return std::nullopt;
+  }
+  // bandwidth: <prefix>Bps (bytes/s) or <prefix>bps (bits/s); speed: <prefix>f, or flops alone
+  // (SimGrid 3.32 refuses "Gflops").
+  if (kind == Quantity::speed && unit == "flops") return 1.0;
+  const std::array<std::pair<const char*, double>, 2> bases =
+      kind == Quantity::bandwidth
+          ? std::array<std::pair<const char*, double>, 2>{{{"Bps", 1.0}, {"bps", 0.125}}}
+          : std::array<std::pair<const char*, double>, 2>{{{"f", 1.0}, {"f", 1.0}}};
+  for (const auto& [base, b] : bases) {
+    const std::string bs(base);
+    if (unit.size() < bs.size() || unit.compare(unit.size() - bs.size(), bs.size(), bs) != 0)
+      continue;
+    const std::string prefix = unit.substr(0, unit.size() - bs.size());
+    if (prefix.empty()) return b;
+    for (const auto& [p, m] : kSi)
+      if (prefix == p) return b * m;
+    if (kind == Quantity::bandwidth)
+      for (const auto& [p, m] : kBinary)
+        if (prefix == p) return b * m;
+  }
+  return std::nullopt;
+}
+
+struct Checker {
+  std::string file;
+  XML_Parser parser = nullptr;
+  PlatformOutline outline;
+  std::vector<int> open_zones;  // zones (and clusters) enclosing the current element
+
+  std::string where() const {
+    return "platform file '" + file + "' line " + std::to_string(XML_GetCurrentLineNumber(parser)) +
+           ": ";
+  }
+
+  static const char* attribute(const char** attrs, const char* name) {
+    for (int i = 0; attrs[i] != nullptr; i += 2)
+      if (std::string_view(attrs[i]) == name) return attrs[i + 1];
+    return nullptr;
+  }
+
+  // One value (or a comma-separated list, as host speeds and wifi bandwidths are) of `kind`.
+  void check_value(const std::string& element, const char* id, const char* name, const char* text,
+                   Quantity kind, bool zero_ok) {
+    if (text == nullptr) return;
+    const std::string all(text);
+    std::size_t start = 0;
+    while (start <= all.size()) {
+      const std::size_t comma = std::min(all.find(',', start), all.size());
+      const std::string item = all.substr(start, comma - start);
+      start = comma + 1;
+      double v = 0;
+      const char* unit = kind == Quantity::bandwidth ? "a bandwidth (a number and Bps, kBps, MBps, "
+                                                       "GBps, ..., bps, Gbps, ..., KiBps, ...)"
+                         : kind == Quantity::time    ? "a time (a number and s, ms, us, ns, ...)"
+                                                     : "a speed (a number and f, kf, Mf, Gf, ...)";
+      if (!parse_quantity(item, kind, v))
+        throw InvalidArgument(where() + element + " '" + (id ? id : "?") + "': " + name + " '" +
+                              item + "' is not " + unit);
+      const bool ok = std::isfinite(v) && (zero_ok ? v >= 0 : v > 0);
+      if (!ok)
+        throw InvalidArgument(where() + element + " '" + (id ? id : "?") + "': " + name + " '" +
+                              item + "' is not " +
+                              (zero_ok ? "a finite number >= 0" : "a finite number > 0") +
+                              (kind == Quantity::bandwidth ? " (bytes/s)"
+                               : kind == Quantity::time    ? " (seconds)"
+                                                           : " (flop/s)"));
+    }
+  }
+
+  // A zone (or cluster) is a netpoint of the zone around it.
+  int add_zone(const std::string& id, const std::string& routing) {
+    add_member(id);
+    OutlineZone z;
+    z.id = id;
+    z.routing = routing;
+    z.parent = open_zones.empty() ? -1 : open_zones.back();
+    outline.zones.push_back(std::move(z));
+    return static_cast<int>(outline.zones.size()) - 1;
+  }
+
+  void add_member(const std::string& id) {
+    if (open_zones.empty()) return;
+    outline.zones[static_cast<std::size_t>(open_zones.back())].members.push_back(id);
+    outline.zone_of[id] = open_zones.back();
+  }
+
+  void add_route(const char** attrs, const std::string& element) {
+    if (open_zones.empty()) return;
+    const char* src = attribute(attrs, "src");
+    const char* dst = attribute(attrs, "dst");
+    if (src == nullptr || dst == nullptr) return;  // SimGrid's parser refuses it
+    for (const char* gw : {"gw_src", "gw_dst"})
+      if (const char* g = attribute(attrs, gw)) outline.gateways.insert(g);
+    const char* sym = attribute(attrs, "symmetrical");
+    const bool symmetrical =
+        sym == nullptr || std::string_view(sym) == "YES" || std::string_view(sym) == "yes";
+    OutlineZone& zone = outline.zones[static_cast<std::size_t>(open_zones.back())];
+    const auto insert = [&](const std::string& a, const std::string& b) {
+      if (!zone.routes.emplace(a, b).second)
+        throw InvalidArgument(where() + element + " from '" + src + "' to '" + dst + "' in zone '" +
+                              zone.id + "': a route from '" + a + "' to '" + b +
+                              "' is already declared there (routes are symmetrical unless "
+                              "symmetrical=\"NO\"): SimGrid aborts on a duplicate route");
+    };
+    insert(src, dst);
+    if (symmetrical && std::string_view(src) != dst) insert(dst, src);
+  }
+
+  // The hosts "<prefix><n><suffix>" of a cluster's radical ("0-15", "0-3,8,10-11").
+  void add_cluster_hosts(const char** attrs) {
+    const char* radical = attribute(attrs, "radical");
+    const std::string prefix = attribute(attrs, "prefix") ? attribute(attrs, "prefix") : "";
+    const std::string suffix = attribute(attrs, "suffix") ? attribute(attrs, "suffix") : "";
+    if (radical == nullptr) return;
+    const std::string r(radical);
+    std::size_t start = 0;
+    while (start <= r.size()) {
+      const std::size_t comma = std::min(r.find(',', start), r.size());
+      const std::string item = r.substr(start, comma - start);
+      start = comma + 1;
+      char* end = nullptr;
+      const long first = std::strtol(item.c_str(), &end, 10);
+      long last = first;
+      if (*end == '-') last = std::strtol(end + 1, &end, 10);
+      if (end == item.c_str() || *end != '\0' || last < first || last - first > 1'000'000)
+        return;  // SimGrid's parser reports a bad radical
+      for (long n = first; n <= last; ++n) add_member(prefix + std::to_string(n) + suffix);
+    }
+  }
+
+  void start(const std::string& el, const char** attrs) {
+    const char* id = attribute(attrs, "id");
+    if (el == "zone" || el == "AS") {
+      const char* routing = attribute(attrs, "routing");
+      const std::string r = routing ? routing : "";
+      if (!known_routing(r))
+        throw InvalidArgument(where() + "zone '" + (id ? id : "?") + "': routing '" + r +
+                              "' is not one SimGrid 3.32 knows (Full, Floyd, Dijkstra, "
+                              "DijkstraCache, Cluster, ClusterFatTree, ClusterTorus, "
+                              "ClusterDragonfly, Vivaldi, Wifi, None)");
+      open_zones.push_back(add_zone(id ? id : "", r));
+    } else if (el == "cluster") {
+      check_value(el, id, "speed", attribute(attrs, "speed"), Quantity::speed, false);
+      for (const char* bw : {"bw", "bb_bw", "loopback_bw", "limiter_link"})
+        check_value(el, id, bw, attribute(attrs, bw), Quantity::bandwidth, false);
+      for (const char* lat : {"lat", "bb_lat", "loopback_lat"})
+        check_value(el, id, lat, attribute(attrs, lat), Quantity::time, true);
+      open_zones.push_back(add_zone(id ? id : "", "Cluster"));
+      add_cluster_hosts(attrs);
+    } else if (el == "host") {
+      check_value(el, id, "speed", attribute(attrs, "speed"), Quantity::speed, false);
+      if (id) {
+        add_member(id);
+        if (attribute(attrs, "coordinates")) outline.with_coordinates.insert(id);
+      }
+    } else if (el == "peer") {
+      check_value(el, id, "speed", attribute(attrs, "speed"), Quantity::speed, false);
+      for (const char* bw : {"bw_in", "bw_out"})
+        check_value(el, id, bw, attribute(attrs, bw), Quantity::bandwidth, false);
+      check_value(el, id, "lat", attribute(attrs, "lat"), Quantity::time, true);
+      if (id) {
+        add_member(id);
+        outline.with_coordinates.insert(id);
+      }
+    } else if (el == "cabinet") {
+      check_value(el, id, "speed", attribute(attrs, "speed"), Quantity::speed, false);
+      check_value(el, id, "bw", attribute(attrs, "bw"), Quantity::bandwidth, false);
+      check_value(el, id, "lat", attribute(attrs, "lat"), Quantity::time, true);
+    } else if (el == "link" || el == "backbone") {
+      check_value(el, id, "bandwidth", attribute(attrs, "bandwidth"), Quantity::bandwidth, false);
+      check_value(el, id, "latency", attribute(attrs, "latency"), Quantity::time, true);
+    } else if (el == "router") {
+      if (id) add_member(id);
+    } else if (el == "route" || el == "zoneRoute" || el == "ASroute") {
+      add_route(attrs, el);
+    }
+  }
+
+  void end(const std::string& el) {
+    if ((el == "zone" || el == "AS" || el == "cluster") && !open_zones.empty())
+      open_zones.pop_back();
+  }
+};
+
+}  // namespace
+
+bool known_routing(const std::string& routing) {
+  for (const char* r : {"Full", "Floyd", "Dijkstra", "DijkstraCache", "Cluster", "ClusterFatTree",
+                        "ClusterTorus", "ClusterDragonfly", "Vivaldi", "Wifi", "None"})
+    if (routing == r) return true;
+  return false;
+}
+
+bool parse_quantity(const std::string& text, Quantity kind, double& value) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  const double number = std::strtod(begin, &end);
+  if (end == begin) return false;
+  const std::optional<double> m = unit_multiplier(end, kind);
+  if (!m) return false;
+  value = number * *m;
+  return true;
+}
+
+PlatformOutline read_platform_outline(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return {};  // load_platform names an unreadable file
+  Checker checker;
+  checker.file = file;
+  std::unique_ptr<std::remove_pointer_t<XML_Parser>, decltype(&XML_ParserFree)> parser(
+      XML_ParserCreate(nullptr), &XML_ParserFree);
+  if (!parser) throw BackendError("expat: cannot create an XML parser");
+  checker.parser = parser.get();
+  // Element handlers throw: expat is C, so the exception is caught inside and the parse stopped.
+  struct State {
+    Checker* checker;
+    std::exception_ptr error;
+  } state{&checker, nullptr};
+  XML_SetUserData(parser.get(), &state);
+  XML_SetElementHandler(
+      parser.get(),
+      [](void* data, const XML_Char* name, const XML_Char** attrs) {
+        auto* s = static_cast<State*>(data);
+        try {
+          s->checker->start(name, attrs);
+        } catch (...) {
+          s->error = std::current_exception();
+          XML_StopParser(s->checker->parser, XML_FALSE);
+        }
+      },
+      [](void* data, const XML_Char* name) {
+        auto* s = static_cast<State*>(data);
+        s->checker->end(name);
+      });
+  std::array<char, 1 << 16> buf;
+  while (true) {
+    in.read(buf.data(), buf.size());
+    const auto n = static_cast<int>(in.gcount());
+    const bool last = n < static_cast<int>(buf.size());
+    if (XML_Parse(parser.get(), buf.data(), n, last ? XML_TRUE : XML_FALSE) != XML_STATUS_OK) {
+      if (state.error) std::rethrow_exception(state.error);
+      return {};  // not well-formed: SimGrid's parser reports it (as an exception)
+    }
+    if (last) break;
+  }
+  return std::move(checker.outline);
+}
+
+}  // namespace ddl::sim

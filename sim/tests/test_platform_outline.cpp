@@ -1,0 +1,80 @@
+// The outline ddl reads with expat before SimGrid parses a platform (sim/platform_outline.hpp):
+// SimGrid's units, zones and routes, without SimGrid.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "algorithms/error.hpp"
+#include "sim/platform_outline.hpp"
+
+using ddl::sim::parse_quantity;
+using ddl::sim::Quantity;
+
+namespace {
+double quantity(const std::string& text, Quantity kind) {
+  double v = -1;
+  REQUIRE(parse_quantity(text, kind, v));
+  return v;
+}
+bool parses(const std::string& text, Quantity kind) {
+  double v = 0;
+  return parse_quantity(text, kind, v);
+}
+std::string fixture(const std::string& name) {
+  return std::string(DDL_SIM_FIXTURES) + "/" + name;
+}
+}  // namespace
+
+TEST_CASE("quantities take SimGrid 3.32's units and refuse the ones it refuses", "[sim][outline]") {
+  CHECK(quantity("12.5GBps", Quantity::bandwidth) == 12.5e9);
+  CHECK(quantity("8Gbps", Quantity::bandwidth) == 1e9);
+  CHECK(quantity("1KiBps", Quantity::bandwidth) == 1024);
+  CHECK(quantity("2TiBps", Quantity::bandwidth) == 2.0 * 1099511627776.0);
+  CHECK(quantity("3e9", Quantity::bandwidth) == 3e9);  // no unit: bytes/s
+  CHECK(quantity("1us", Quantity::time) == 1e-6);
+  CHECK(quantity("2h", Quantity::time) == 7200);
+  CHECK(quantity("1Gf", Quantity::speed) == 1e9);
+  CHECK(quantity("5flops", Quantity::speed) == 5);
+  CHECK(std::isnan(quantity("NaN", Quantity::bandwidth)));
+  CHECK(quantity("-1us", Quantity::time) == -1e-6);
+  // Refused by SimGrid 3.32 too (checked against the library): unknown unit or no number.
+  for (const char* bad : {"1KBps", "1kiBps", "1mBps", "1e9 Bps", "fast", ""})
+    CHECK_FALSE(parses(bad, Quantity::bandwidth));
+  for (const char* bad : {"1Gflops", "1Kf", "1Mflop"}) CHECK_FALSE(parses(bad, Quantity::speed));
+  for (const char* bad : {"1fs", "1min", "1sec"}) CHECK_FALSE(parses(bad, Quantity::time));
+}
+
+TEST_CASE("the outline holds zones, members and routes both ways", "[sim][outline]") {
+  const ddl::sim::PlatformOutline o = ddl::sim::read_platform_outline(fixture("plain_zone.xml"));
+  REQUIRE(o.zones.size() == 1);
+  CHECK(o.zones[0].id == "plain");
+  CHECK(o.zones[0].routing == "Floyd");
+  CHECK(o.zones[0].members == std::vector<std::string>{"b", "a", "c", "sw"});
+  CHECK(o.zones[0].routes.size() == 6);  // three symmetrical routes
+  CHECK(o.zones[0].routes.count({"sw", "a"}) == 1);
+  const ddl::sim::PlatformOutline c = ddl::sim::read_platform_outline(fixture("cluster_16.xml"));
+  REQUIRE(c.zones.size() == 1);
+  CHECK(c.zones[0].routing == "Cluster");
+  CHECK(c.zones[0].members.size() == 16);
+  CHECK(c.zone_of.at("node-15") == 0);
+}
+
+TEST_CASE("bad values and duplicate routes are refused naming element and value",
+          "[sim][outline]") {
+  const auto refused = [](const std::string& file, const std::string& message) {
+    try {
+      ddl::sim::read_platform_outline(fixture(file));
+      FAIL("no error for " << file);
+    } catch (const ddl::InvalidArgument& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(message) != std::string::npos);
+    }
+  };
+  refused("bad_bw_zero.xml", "line 8: link 'ab': bandwidth '0GBps' is not a finite number > 0");
+  refused("bad_latency_negative.xml", "link 'ab': latency '-1us'");
+  refused("bad_speed_zero.xml", "host 'a': speed '0f'");
+  refused("bad_cluster_bw.xml", "cluster 'c': bw '0Bps'");
+  refused("bad_duplicate_route.xml", "a route from 'b' to 'a' is already declared there");
+  refused("bad_routing.xml", "routing 'Star' is not one SimGrid 3.32 knows");
+  // Not well-formed: left to SimGrid's parser, which raises an exception for it.
+  CHECK(ddl::sim::read_platform_outline(fixture("malformed.xml")).zones.empty());
+}
