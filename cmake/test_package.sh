@@ -112,5 +112,10 @@ if [[ -x $prefix/bin/ddlsim ]]; then
   cp "$prefix/bin/ddlsim" "$work/elsewhere/bin/"
   got=$("$work/elsewhere/bin/ddlsim" --platform platforms/s822lc_2.xml --algo ring -b 1K -e 1K | grep '^# ddlsim: platform' | cut -d, -f1)
   expect "relocated ddlsim's platform" "$got" "# ddlsim: platform $src/platforms/s822lc_2.xml"
+  # A description runs through the installed generator (share/ddl/platforms/generate.py): with
+  # the source tree's generator out of reach the installed one must still be found.
+  got=$("$prefix/bin/ddlsim" --platform "$prefix/share/ddl/platforms/descriptions/examples/pcie_server.json" \
+    --algo ring -b 1K -e 1K --format csv | tail -1 | cut -d, -f1,5)
+  expect "installed ddlsim on a description" "$got" "1024,ring"
 fi
 echo "package: all checks passed"

@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "algorithms/error.hpp"
+#include "harness/data_dir.hpp"
 
 namespace po = boost::program_options;
 
@@ -44,12 +45,19 @@ PlatformFlags read_platform_flags(const po::variables_map& vm) {
 
 namespace {
 
+// The project's generator beside the data the tool uses: share/ddl/platforms when installed, the
+// source tree's platforms/ in a build tree (harness/data_dir.hpp).
+std::string generator_path() {
+  return harness::data_dir() + "/platforms/generate.py";
+}
+
 bool is_description(const std::string& platform) {
   return platform.size() > 5 && platform.compare(platform.size() - 5, 5, ".json") == 0;
 }
 
 // Runs the generator with a deadline; returns its exit status (-1: killed) and its stderr.
-std::pair<int, std::string> run_generator(const std::string& description,
+std::pair<int, std::string> run_generator(const std::string& generator,
+                                          const std::string& description,
                                           const std::string& output) {
   int err[2];
   if (pipe2(err, O_CLOEXEC) != 0) throw BackendError("description: pipe failed");
@@ -59,8 +67,8 @@ std::pair<int, std::string> run_generator(const std::string& description,
     dup2(err[1], STDERR_FILENO);
     const int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDOUT_FILENO);
-    execl(DDL_PYTHON, DDL_PYTHON, DDL_PLATFORM_GENERATOR, "--description", description.c_str(),
-          "-o", output.c_str(), static_cast<char*>(nullptr));
+    execl(DDL_PYTHON, DDL_PYTHON, generator.c_str(), "--description", description.c_str(), "-o",
+          output.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(err[1]);
@@ -102,7 +110,8 @@ PlatformSource::PlatformSource(const std::string& platform) : xml_(platform), sh
   close(fd);
   xml_ = path;
   generated_ = true;
-  const auto [status, err] = run_generator(platform, xml_);
+  const std::string generator = generator_path();
+  const auto [status, err] = run_generator(generator, platform, xml_);
   if (status != 0) {
     std::string why = err;
     while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
@@ -112,7 +121,7 @@ PlatformSource::PlatformSource(const std::string& platform) : xml_(platform), sh
       why = "it exited with status " + std::to_string(status);
     std::remove(xml_.c_str());
     generated_ = false;
-    throw InvalidArgument("platform description '" + platform + "': " + DDL_PLATFORM_GENERATOR +
+    throw InvalidArgument("platform description '" + platform + "': " + generator +
                           " failed: " + why);
   }
 }

@@ -22,8 +22,8 @@ PlatformFlags read_platform_flags(const boost::program_options::variables_map& v
 
 // The SimGrid file to load for --platform `platform`: the file itself, or for a name ending in
 // .json the XML that `python3 platforms/generate.py --description FILE -o TMP` writes (the
-// interpreter and the generator's path are fixed at build time: DDL_PYTHON,
-// DDL_PLATFORM_GENERATOR). The temporary file lives as long as this object.
+// interpreter is fixed at build time, DDL_PYTHON; the generator is the one beside the tool's data,
+// harness/data_dir.hpp). The temporary file lives as long as this object.
 class PlatformSource {
  public:
   explicit PlatformSource(const std::string& platform);
