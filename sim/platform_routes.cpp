@@ -66,13 +66,13 @@ void check_zone_routes(const OutlineZone& zone, const std::set<std::string>& mem
   const auto reached = [](const std::map<std::string, std::vector<std::string>>& edges,
                           const std::string& from) {
     std::set<std::string> seen = {from};
-    std::deque<std::string> todo = {from};
-    while (!todo.empty()) {
-      const auto e = edges.find(todo.front());
-      todo.pop_front();
+    std::deque<std::string> frontier = {from};
+    while (!frontier.empty()) {
+      const auto e = edges.find(frontier.front());
+      frontier.pop_front();
       if (e == edges.end()) continue;
       for (const std::string& n : e->second)
-        if (seen.insert(n).second) todo.push_back(n);
+        if (seen.insert(n).second) frontier.push_back(n);
     }
     return seen;
   };
