@@ -100,7 +100,10 @@ void allreduce_ddl(Communicator& comm, MutView buf, DType type, ReduceOp op, con
   if (comm.size() == 1 || count == 0) return;
   const std::vector<Schedule> schedules =
       ddl_schedules(dims, comm.rank(), count, dtype_size(type), opts);
-  execute(comm, buf, type, reduction_op(op), schedules, {opts.segment_bytes, opts.tag_base});
+  // Every rank walks the same dimensions with groups of the same size: runs are uniform.
+  ExecOptions exec{opts.segment_bytes, opts.tag_base};
+  exec.uniform_runs = true;
+  execute(comm, buf, type, reduction_op(op), schedules, exec);
   finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
 }
 

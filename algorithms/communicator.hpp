@@ -55,6 +55,21 @@ class Communicator {
   // busy period on real hardware. Completes when waited.
   virtual Request compute(double seconds) = 0;
 
+  // Step extrapolation (algorithms/step_runs.hpp): a timing-only backend may end a long run of
+  // alike steps early, once the ranks have settled into a common pace, and spend the time of the
+  // steps left without playing them. Real backends never do: every step is played.
+  // extrapolates_steps(): whether it may (the executor then announces runs, and a long ring is
+  // built a window at a time only as far as it is played). begin_alike_run(): a run of `length`
+  // alike steps starts; every rank begins the same runs in the same order. alike_step_done():
+  // after each step of that run, `left` steps remaining; true when the backend has spent their
+  // time, and they are then not played (every rank gets the same answer at the same step).
+  virtual bool extrapolates_steps() const { return false; }
+  virtual void begin_alike_run(std::size_t length) { (void)length; }
+  virtual bool alike_step_done(std::size_t left) {
+    (void)left;
+    return false;
+  }
+
   // Annotation for traces: which phase ("reduce_scatter", "allgather", ...) and which
   // dimension (0-based, -1 for none) the following operations belong to.
   virtual void set_phase(const char* phase, int dimension) {

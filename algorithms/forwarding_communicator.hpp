@@ -38,6 +38,9 @@ class ForwardingCommunicator : public Communicator {
   void release_scratch(MutView scratch) override { inner_.release_scratch(scratch); }
   Request compute(double seconds) override { return inner_.compute(seconds); }
   void set_phase(const char* phase, int dimension) override { inner_.set_phase(phase, dimension); }
+  bool extrapolates_steps() const override { return inner_.extrapolates_steps(); }
+  void begin_alike_run(std::size_t length) override { inner_.begin_alike_run(length); }
+  bool alike_step_done(std::size_t left) override { return inner_.alike_step_done(left); }
 
  protected:
   Communicator& inner_;

@@ -50,13 +50,20 @@ Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, 
 
 void run_ring(Communicator& comm, MutView buffer, DType type, ReduceOp op, const Group& group,
               Block range, bool reduce_scatter, const ExecOptions& options) {
-  // Lockstep makes consecutive windows equivalent to one long schedule.
-  constexpr std::size_t kWindowSteps = 64;
   const std::size_t elem = dtype_size(type);
-  for (std::size_t first = 0; first + 1 < static_cast<std::size_t>(group.size());
-       first += kWindowSteps) {
+  const std::size_t total = group.size() > 1 ? static_cast<std::size_t>(group.size() - 1) : 0;
+  ExecOptions exec = options;
+  // Every member's steps are one run (same peers, blocks within one element); uniform when the
+  // group is the whole communicator.
+  exec.uniform_runs = group.size() == comm.size();
+  // Lockstep makes consecutive windows equivalent to one long schedule. A window is built only
+  // when it is reached: a run the backend ends early is never built in full.
+  constexpr std::size_t kWindowSteps = 64;
+  for (std::size_t first = 0; first < total; first += kWindowSteps) {
     const Schedule s = ring_steps(group, range, elem, -1, reduce_scatter, {first, kWindowSteps});
-    execute(comm, buffer, type, op, std::span(&s, 1), options);
+    exec.alike_before = first;
+    exec.alike_after = total - first - s.size();
+    if (execute(comm, buffer, type, op, std::span(&s, 1), exec)) return;
   }
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "algorithms/step_runs.hpp"
+
 namespace ddl {
 
 std::vector<Block> partition(std::size_t count, std::size_t parts, std::size_t elem_size) {
@@ -90,16 +92,113 @@ std::size_t segment_size(std::size_t bytes, std::size_t segment_bytes, std::size
   return std::max(elem, segment_bytes / elem * elem);
 }
 
+// One step t of every schedule: post, pipeline the segments, reduce, complete.
+class StepPlayer {
+ public:
+  StepPlayer(Communicator& comm, MutView buffer, DType type, ReduceOp op,
+             std::span<const Schedule> schedules, const ExecOptions& options, MutView scratch)
+      : comm_(comm),
+        buffer_(buffer),
+        type_(type),
+        op_(op),
+        elem_(dtype_size(type)),
+        schedules_(schedules),
+        options_(options),
+        scratch_(scratch) {}
+
+  void play(std::size_t t);
+
+ private:
+  void finish_recv(Stream& s, std::size_t k);
+
+  Communicator& comm_;
+  const MutView buffer_;
+  const DType type_;
+  const ReduceOp op_;
+  const std::size_t elem_;
+  const std::span<const Schedule> schedules_;
+  const ExecOptions& options_;
+  const MutView scratch_;
+  std::vector<Stream> sends_, recvs_;
+};
+
+void StepPlayer::finish_recv(Stream& s, std::size_t k) {
+  comm_.wait(s.pending[k % kWindow]);
+  if (!s.step->reduce) return;
+  comm_.set_phase(s.step->phase, s.step->dimension);
+  const MutView target = s.range(buffer_, k);
+  comm_.reduce(target, s.slot(k, target.bytes), type_, op_);
+}
+
+void StepPlayer::play(std::size_t t) {
+  sends_.clear();
+  recvs_.clear();
+  std::size_t landing_offset = 0;
+  for (std::size_t j = 0; j < schedules_.size(); ++j) {
+    if (t >= schedules_[j].size()) continue;
+    const Step& step = schedules_[j][t];
+    const int tag = options_.tag_base + static_cast<int>(j);
+    auto add = [&](std::vector<Stream>& to, const Transfer& x, bool reduce_here) {
+      if (x.bytes == 0) return;
+      const std::size_t seg = segment_size(x.bytes, options_.segment_bytes, elem_);
+      Stream s{&step, x, tag, seg, (x.bytes + seg - 1) / seg, {}, {}};
+      if (reduce_here) {
+        s.landing = scratch_.slice(landing_offset, kWindow * seg);
+        landing_offset += kWindow * seg;
+      }
+      to.push_back(s);
+    };
+    for (const Transfer& r : step.recvs) add(recvs_, r, step.reduce);
+    for (const Transfer& x : step.sends) add(sends_, x, false);
+  }
+  // Segment k of every stream is posted once segment k - kWindow of that stream is done, so
+  // each stream keeps kWindow segments in flight. Every rank posts index k before it waits
+  // on index k - kWindow, which is why this cannot deadlock.
+  std::size_t most = 0;
+  for (const Stream& s : recvs_) most = std::max(most, s.segments);
+  for (const Stream& s : sends_) most = std::max(most, s.segments);
+  for (std::size_t k = 0; k < most + kWindow; ++k) {
+    // Receives first, so no send ever waits for a receive that is not posted yet.
+    for (Stream& s : recvs_) {
+      if (k >= kWindow && k - kWindow < s.segments) finish_recv(s, k - kWindow);
+      if (k >= s.segments) continue;
+      comm_.set_phase(s.step->phase, s.step->dimension);
+      const MutView target = s.range(buffer_, k);
+      s.pending[k % kWindow] =
+          comm_.irecv(s.transfer.peer, s.step->reduce ? s.slot(k, target.bytes) : target, s.tag);
+    }
+    for (Stream& s : sends_) {
+      if (k >= kWindow && k - kWindow < s.segments) comm_.wait(s.pending[k % kWindow]);
+      if (k >= s.segments) continue;
+      comm_.set_phase(s.step->phase, s.step->dimension);
+      s.pending[k % kWindow] = comm_.isend(s.transfer.peer, s.range(buffer_, k), s.tag);
+    }
+  }
+}
+
+// Plays a run of alike steps until it ends or the backend ends it early (communicator.hpp):
+// true then. `before` and `after`: steps of the same run played earlier and to come (a window).
+bool play_run(Communicator& comm, StepPlayer& player, StepRun run, std::size_t before,
+              std::size_t after) {
+  const std::size_t length = before + (run.last - run.first) + after;
+  if (before == 0) comm.begin_alike_run(length);
+  std::size_t left = length - before;
+  for (std::size_t t = run.first; t < run.last; ++t) {
+    player.play(t);
+    if (comm.alike_step_done(--left)) return true;  // the backend spent the time of `left`
+  }
+  return false;
+}
+
 }  // namespace
 
-void execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
+bool execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
              std::span<const Schedule> schedules, const ExecOptions& options) {
   DDL_CHECK(op != ReduceOp::avg, "execute() reduces with sum for avg; divide afterwards");
   const std::size_t elem = dtype_size(type);
   std::size_t steps = 0;
   for (const Schedule& s : schedules) steps = std::max(steps, s.size());
 
-  std::vector<Stream> sends, recvs;
   std::vector<std::size_t> landing_bytes(steps, 0);
   for (std::size_t t = 0; t < steps; ++t)
     for (const Schedule& s : schedules)
@@ -107,59 +206,19 @@ void execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
         for (const Transfer& r : s[t].recvs)
           landing_bytes[t] += kWindow * segment_size(r.bytes, options.segment_bytes, elem);
   Scratch scratch(comm, steps ? *std::max_element(landing_bytes.begin(), landing_bytes.end()) : 0);
+  StepPlayer player(comm, buffer, type, op, schedules, options, scratch.view());
 
-  for (std::size_t t = 0; t < steps; ++t) {
-    sends.clear();
-    recvs.clear();
-    std::size_t landing_offset = 0;
-    for (std::size_t j = 0; j < schedules.size(); ++j) {
-      if (t >= schedules[j].size()) continue;
-      const Step& step = schedules[j][t];
-      const int tag = options.tag_base + static_cast<int>(j);
-      auto add = [&](std::vector<Stream>& to, const Transfer& x, bool reduce_here) {
-        if (x.bytes == 0) return;
-        const std::size_t seg = segment_size(x.bytes, options.segment_bytes, elem);
-        Stream s{&step, x, tag, seg, (x.bytes + seg - 1) / seg, {}, {}};
-        if (reduce_here) {
-          s.landing = scratch.view().slice(landing_offset, kWindow * seg);
-          landing_offset += kWindow * seg;
-        }
-        to.push_back(s);
-      };
-      for (const Transfer& r : step.recvs) add(recvs, r, step.reduce);
-      for (const Transfer& x : step.sends) add(sends, x, false);
-    }
-    // Segment k of every stream is posted once segment k - kWindow of that stream is done, so
-    // each stream keeps kWindow segments in flight. Every rank posts index k before it waits
-    // on index k - kWindow, which is why this cannot deadlock.
-    std::size_t most = 0;
-    for (const Stream& s : recvs) most = std::max(most, s.segments);
-    for (const Stream& s : sends) most = std::max(most, s.segments);
-    auto finish_recv = [&](Stream& s, std::size_t k) {
-      comm.wait(s.pending[k % kWindow]);
-      if (!s.step->reduce) return;
-      comm.set_phase(s.step->phase, s.step->dimension);
-      const MutView target = s.range(buffer, k);
-      comm.reduce(target, s.slot(k, target.bytes), type, op);
-    };
-    for (std::size_t k = 0; k < most + kWindow; ++k) {
-      // Receives first, so no send ever waits for a receive that is not posted yet.
-      for (Stream& s : recvs) {
-        if (k >= kWindow && k - kWindow < s.segments) finish_recv(s, k - kWindow);
-        if (k >= s.segments) continue;
-        comm.set_phase(s.step->phase, s.step->dimension);
-        const MutView target = s.range(buffer, k);
-        s.pending[k % kWindow] =
-            comm.irecv(s.transfer.peer, s.step->reduce ? s.slot(k, target.bytes) : target, s.tag);
-      }
-      for (Stream& s : sends) {
-        if (k >= kWindow && k - kWindow < s.segments) comm.wait(s.pending[k % kWindow]);
-        if (k >= s.segments) continue;
-        comm.set_phase(s.step->phase, s.step->dimension);
-        s.pending[k % kWindow] = comm.isend(s.transfer.peer, s.range(buffer, k), s.tag);
-      }
-    }
+  if (!options.uniform_runs || !comm.extrapolates_steps()) {
+    for (std::size_t t = 0; t < steps; ++t) player.play(t);
+    return false;
   }
+  const std::vector<StepRun> runs = alike_runs(schedules, elem);
+  const bool window = options.alike_before > 0 || options.alike_after > 0;
+  DDL_CHECK(!window || runs.size() == 1, "a window of a run that is not one run of alike steps");
+  bool ended_early = false;
+  for (const StepRun& run : runs)
+    ended_early = play_run(comm, player, run, options.alike_before, options.alike_after);
+  return window && ended_early;
 }
 
 }  // namespace ddl

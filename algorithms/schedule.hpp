@@ -71,13 +71,24 @@ std::size_t element_count(MutView buffer, DType type);
 struct ExecOptions {
   std::size_t segment_bytes = 0;  // 0: one segment per transfer
   int tag_base = 0;               // schedule j uses tag tag_base + j
+  // Every rank of the communicator runs these schedules' runs of alike steps (step_runs.hpp) at
+  // the same steps, as ring's and ddl's do: a backend that extrapolates steps may then end long
+  // runs early (communicator.hpp). Off, every step is played.
+  bool uniform_runs = false;
+  // A long run built a window at a time (run_ring): the schedules are one run, which began
+  // `alike_before` steps earlier and goes on for `alike_after` steps after them.
+  std::size_t alike_before = 0;
+  std::size_t alike_after = 0;
 };
 
 // Run the schedules concurrently: at step t every schedule that has a step t posts its
 // receives and sends, then receives are reduced segment by segment as they arrive, then sends
 // are completed. Requires every peer to run matching schedules (same count, same order).
-// `op` must not be avg (reduce with sum and divide afterwards).
-void execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
+// `op` must not be avg (reduce with sum and divide afterwards). With options.uniform_runs on a
+// backend that extrapolates steps, a long run of alike steps may end early: the time of its
+// remaining steps is spent, their messages are not sent. Returns true when that ended the run
+// with the steps of options.alike_after among those not played.
+bool execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
              std::span<const Schedule> schedules, const ExecOptions& options);
 
 // For avg: divide `range` of the buffer by the number of contributing ranks; no-op otherwise.

@@ -1,6 +1,7 @@
 #include "algorithms/schedule_cost.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "algorithms/error.hpp"
@@ -81,19 +82,104 @@ struct ClassLoad {
   double time() const { return std::max(alpha + transfer, lone); }
 };
 
-// Per step with a topology: the time of each message given the flows on its links. Shared links
-// split their (unscaled) bandwidth among their flows; alone, the message takes what the
-// topology says (per-size factors included), and a peer read stretches that.
-double contended_time(const Topology& topo, const Message& m, const std::vector<int>& flows,
-                      double footprint) {
-  const Topology::Alone alone = topo.alone(m.src, m.dst, m.bytes, footprint);
-  double worst = 0;
-  for (const RouteLink& l : *m.route) {
-    const double share = l.shared ? flows[static_cast<std::size_t>(l.id)] : 1.0;
-    worst = std::max(worst, share / l.bandwidth);
+// One shared link serving its flows as a processor-sharing queue (SimGrid's fair sharing on a
+// lone bottleneck): flow i arrives at begin[i] (its latency behind it) with bytes[i] to move;
+// the link's bandwidth is split equally among the flows present. Returns each flow's end.
+std::vector<double> processor_sharing(const std::vector<double>& begin,
+                                      const std::vector<double>& bytes, double bandwidth) {
+  const std::size_t n = begin.size();
+  std::vector<std::size_t> order(n);
+  for (std::size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return begin[x] < begin[y] || (begin[x] == begin[y] && x < y);
+  });
+  std::vector<double> end(n, 0.0), left = bytes;
+  std::vector<std::size_t> active;
+  std::size_t next = 0;
+  double now = n ? begin[order[0]] : 0;
+  while (next < n || !active.empty()) {
+    if (active.empty()) now = std::max(now, begin[order[next]]);
+    while (next < n && begin[order[next]] <= now) active.push_back(order[next++]);
+    const double rate = bandwidth / static_cast<double>(active.size());
+    double least = left[active[0]];
+    for (const std::size_t i : active) least = std::min(least, left[i]);
+    const double done = now + least / rate;
+    if (next < n && begin[order[next]] < done) {  // an arrival first: serve until then
+      const double until = begin[order[next]];
+      for (const std::size_t i : active) left[i] -= (until - now) * rate;
+      now = until;
+      continue;
+    }
+    // The least flow ends (and any within a rounding error of it): decided by the bytes left,
+    // not by the clock, which cannot resolve a tiny remainder late in a long schedule.
+    now = done;
+    std::erase_if(active, [&](std::size_t i) {
+      left[i] -= least;
+      if (left[i] > std::abs(least) * 1e-9) return false;
+      end[i] = now;
+      return true;
+    });
   }
-  const double own = alone.latency + alone.transfer;
-  return std::max({alone.latency + m.bytes * worst, own, m.peer_read * own});
+  return end;
+}
+
+// One step's messages over a topology, each starting once both its ends have reached the step
+// (`start`): their times. A flow holds a link's bandwidth only after its latency and until it
+// ends (SimGrid's fluid model), so each shared link is served as a processor-sharing queue of
+// the flows crossing it, in their arrival order; a message ends when its last link has served
+// it, at least its time alone (per-size factors included), a peer read stretching that. Flows
+// in lockstep (equal starts and sizes) split the link for their whole life; flows entering a
+// step microseconds apart (groups of a ddl dimension that finished the previous one at
+// different times) overlap only in part, as in the simulation. Ranks' clocks drift apart, so
+// one rank's step may meet another's previous step on a link: a link serves a step's flows
+// only once it has served the earlier steps' (`link_free`), which keeps a saturated link's
+// throughput what it is.
+std::vector<double> step_times(const Topology& topo, const std::vector<Message>& ms,
+                               const std::vector<double>& start, double footprint,
+                               std::vector<std::vector<std::size_t>>& on_link,
+                               std::vector<double>& link_free) {
+  const std::size_t n = ms.size();
+  std::vector<double> begin(n), served(n), own(n);
+  std::vector<int> used;  // the links this step's flows cross, to clear on_link after
+  for (std::size_t i = 0; i < n; ++i) {
+    const Topology::Alone alone = topo.alone(ms[i].src, ms[i].dst, ms[i].bytes, footprint);
+    begin[i] = start[i] + alone.latency;
+    own[i] = alone.latency + alone.transfer;
+    served[i] = begin[i];
+    for (const RouteLink& l : *ms[i].route) {
+      if (!l.shared) {
+        served[i] = std::max(served[i], begin[i] + ms[i].bytes / l.bandwidth);
+        continue;
+      }
+      std::vector<std::size_t>& flows = on_link[static_cast<std::size_t>(l.id)];
+      if (flows.empty()) used.push_back(l.id);
+      flows.push_back(i);
+    }
+  }
+  std::vector<double> b, w;
+  for (const int id : used) {
+    const std::vector<std::size_t>& flows = on_link[static_cast<std::size_t>(id)];
+    b.clear();
+    w.clear();
+    double bandwidth = 0;
+    double& free = link_free[static_cast<std::size_t>(id)];
+    for (const std::size_t i : flows) {
+      b.push_back(std::max(begin[i], free));
+      w.push_back(ms[i].bytes);
+      for (const RouteLink& l : *ms[i].route)
+        if (l.id == id) bandwidth = l.bandwidth;
+    }
+    const std::vector<double> end = processor_sharing(b, w, bandwidth);
+    for (std::size_t k = 0; k < flows.size(); ++k) {
+      served[flows[k]] = std::max(served[flows[k]], end[k]);
+      free = std::max(free, end[k]);
+    }
+    on_link[static_cast<std::size_t>(id)].clear();
+  }
+  std::vector<double> time(n);
+  for (std::size_t i = 0; i < n; ++i)
+    time[i] = std::max({served[i] - start[i], own[i], ms[i].peer_read * own[i]});
+  return time;
 }
 
 }  // namespace
@@ -181,26 +267,31 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
     }
   }
   if (q.topology) {
+    // Each rank keeps its own clock: a step's message starts when both its ends have finished
+    // the previous step, and a rank leaves a step after its last message and its reduce. The
+    // schedule's time is the last rank's clock.
     const Topology& topo = *q.topology;
-    std::vector<int> flows(static_cast<std::size_t>(topo.link_count()), 0);
-    std::vector<double> rank_time(static_cast<std::size_t>(p));
+    std::vector<std::vector<std::size_t>> on_link(static_cast<std::size_t>(topo.link_count()));
+    std::vector<double> link_free(on_link.size(), 0.0);  // when each link has served its flows
+    std::vector<double> clock(static_cast<std::size_t>(p), 0.0), start;
     for (std::size_t t = 0; t < step_messages.size(); ++t) {
       const std::vector<Message>& ms = step_messages[t];
-      for (const Message& m : ms)
-        for (const RouteLink& l : *m.route) ++flows[static_cast<std::size_t>(l.id)];
-      std::fill(rank_time.begin(), rank_time.end(), 0.0);
-      for (const Message& m : ms) {
-        const double time = contended_time(topo, m, flows, static_cast<double>(q.bytes));
-        for (const int r : {m.src, m.dst}) {
-          double& slot = rank_time[static_cast<std::size_t>(r)];
-          slot = std::max(slot, time);
+      start.resize(ms.size());
+      for (std::size_t i = 0; i < ms.size(); ++i)
+        start[i] = std::max(clock[static_cast<std::size_t>(ms[i].src)],
+                            clock[static_cast<std::size_t>(ms[i].dst)]);
+      const std::vector<double> time =
+          step_times(topo, ms, start, static_cast<double>(q.bytes), on_link, link_free);
+      std::vector<double> next = clock;
+      for (std::size_t i = 0; i < ms.size(); ++i)
+        for (const int r : {ms[i].src, ms[i].dst}) {
+          double& slot = next[static_cast<std::size_t>(r)];
+          slot = std::max(slot, start[i] + time[i]);
         }
-      }
-      for (const Message& m : ms)
-        for (const RouteLink& l : *m.route) flows[static_cast<std::size_t>(l.id)] = 0;
-      for (std::size_t r = 0; r < rank_time.size(); ++r)
-        step_time[t] = std::max(step_time[t], rank_time[r] + step_reduced[t][r] * c.gamma);
+      for (std::size_t r = 0; r < next.size(); ++r)
+        clock[r] = next[r] + step_reduced[t][r] * c.gamma;
     }
+    return *std::max_element(clock.begin(), clock.end());
   }
   double total = 0;
   for (const double s : step_time) total += s;

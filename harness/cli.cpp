@@ -162,4 +162,17 @@ Options algorithm_options(const CommonOptions& common, const Dims& dims) {
   return opts;
 }
 
+SweepCases sweep_cases(const CommonOptions& common, const Dims& dims) {
+  SweepCases cases;
+  cases.algos = common.algos;
+  cases.sizes = common.sizes;
+  cases.type = common.dtype;
+  cases.op = common.op;
+  cases.iters = common.iters;
+  cases.warmup = common.warmup;
+  cases.check = common.check;
+  cases.options = algorithm_options(common, dims);
+  return cases;
+}
+
 }  // namespace ddl::harness

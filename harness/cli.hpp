@@ -14,6 +14,7 @@
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
 #include "harness/format.hpp"
+#include "harness/sweep_cases.hpp"
 
 namespace ddl::harness {
 
@@ -64,5 +65,9 @@ std::vector<IntraMethod> parse_methods(std::string_view spec);
 // The algorithm options a run uses: the shared flags plus the grid it runs on. Throws
 // InvalidArgument when --methods does not give exactly one method per dimension of `dims`.
 Options algorithm_options(const CommonOptions& common, const Dims& dims);
+
+// What a collective sweep runs, from the shared flags and the grid it runs on (algorithm_options
+// and its errors). Each tool adds its own settings (costs, a plan) to the options.
+SweepCases sweep_cases(const CommonOptions& common, const Dims& dims);
 
 }  // namespace ddl::harness

@@ -51,6 +51,15 @@ std::string us(double seconds) {
   return fmt("%.6f", seconds * 1e6);
 }
 
+// RFC 4180: a field holding a comma or a quote is quoted, its quotes doubled. Algorithm strings
+// such as ddl:4x2:ring,hd hold commas.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
 }  // namespace
 
 std::string csv_header(const Columns& c) {
@@ -65,8 +74,8 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows, const Columns& c
   out << csv_header(c) << '\n';
   for (const Row& r : rows) {
     out << r.bytes << ',' << r.count << ',' << to_string(r.type) << ',' << to_string(r.op) << ','
-        << r.algo << ',' << r.dims << ',' << us(r.time_s) << ',' << fmt("%.6f", r.algbw_gbs) << ','
-        << fmt("%.6f", r.busbw_gbs);
+        << csv_field(r.algo) << ',' << csv_field(r.dims) << ',' << us(r.time_s) << ','
+        << fmt("%.6f", r.algbw_gbs) << ',' << fmt("%.6f", r.busbw_gbs);
     if (c.model) out << ',' << (r.model_s ? us(*r.model_s) : "");
     out << ',' << (r.wrong ? std::to_string(*r.wrong) : "");
     if (c.mpi)

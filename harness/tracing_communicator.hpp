@@ -43,6 +43,8 @@ class TracingCommunicator : public ForwardingCommunicator {
   void divide(MutView inout, DType type, std::size_t divisor) override;
   Request compute(double seconds) override;
   void set_phase(const char* phase, int dimension) override;
+  // A trace shows every operation: no step of a traced run is extrapolated away.
+  bool extrapolates_steps() const override { return false; }
 
  private:
   // Rounded to 1 ps: finer than any clock here, and the files then show short decimals

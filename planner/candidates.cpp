@@ -1,5 +1,7 @@
 #include "planner/candidates.hpp"
 
+#include <algorithm>
+
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/dims.hpp"
 #include "algorithms/halving_doubling_steps.hpp"
@@ -12,14 +14,15 @@ std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& spac
   if (ranks == 1) return {"ring"};
   for (const Dims& dims : factorizations(ranks, space.max_dims)) {
     const int k = dims.count();
-    // Every assignment of ring / hd to the dimensions, hd where the extent allows it.
+    // Every assignment of ring / hd to the dimensions, hd where the extent allows it and it
+    // differs from ring: on 2 ranks both are one exchange of halves (the same schedule).
     std::vector<std::vector<IntraMethod>> assignments{{}};
     for (int d = 0; d < k; ++d) {
       std::vector<std::vector<IntraMethod>> next;
       for (const auto& a : assignments) {
         next.push_back(a);
         next.back().push_back(IntraMethod::ring);
-        if (is_power_of_two(dims.extent(d))) {
+        if (is_power_of_two(dims.extent(d)) && dims.extent(d) > 2) {
           next.push_back(a);
           next.back().push_back(IntraMethod::halving_doubling);
         }
@@ -63,6 +66,15 @@ std::vector<std::string> candidate_variants(const std::string& algo, const Searc
       if (v.to_string() != algo) out.push_back(v.to_string());
     }
   return out;
+}
+
+std::size_t confirmed_count(const std::vector<double>& ascending_prices, std::size_t confirm) {
+  const std::size_t first = std::min(confirm, ascending_prices.size());
+  if (first == 0) return 0;
+  const std::size_t last = std::min(std::max(first, kMaxConfirm), ascending_prices.size());
+  std::size_t n = first;
+  while (n < last && ascending_prices[n] <= ascending_prices[first - 1] * (1 + kModelTie)) ++n;
+  return n;
 }
 
 }  // namespace ddl

@@ -5,7 +5,8 @@
 // factorization into up to --max-dims dims x per-dimension method) is priced by the
 // contention-aware model (algorithms/schedule_cost.hpp over the platform's routes) at four
 // anchor sizes; the best --keep at any anchor, with their variants (rings 2, far-first), are
-// priced at every size; the best --confirm per size are simulated; the fastest simulated wins.
+// priced at every size; the best --confirm per size (and those priced within 2 % of the last,
+// candidates.hpp) are simulated; the fastest simulated wins.
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,14 +68,15 @@ int run(int argc, char** argv) {
   desc.add_options()
       ("help,h", "this help")
       ("platform", po::value<std::string>(), "SimGrid platform file (required)")
-      ("out", po::value<std::string>(), "plan file to write (required)")
+      ("out", po::value<std::string>(), "plan file to write (required unless --list)")
+      ("list", "print the whole search space (one algorithm string a line) and exit")
       ("dims", po::value<std::string>(), "the machine grid (default: the platform's)")
       ("minbytes,b", po::value<std::string>()->default_value("8"), "smallest size")
       ("maxbytes,e", po::value<std::string>()->default_value("256M"), "largest size")
       ("stepfactor,f", po::value<std::string>()->default_value("2"), "size factor between sizes")
       ("max-dims", po::value<std::string>()->default_value("4"), "ddl grids of at most this many dims (1..4)")
       ("keep", po::value<std::string>()->default_value("12"), "candidates kept per anchor size by the model")
-      ("confirm", po::value<std::string>()->default_value("3"), "candidates simulated per size (1..50)")
+      ("confirm", po::value<std::string>()->default_value("3"), "candidates simulated per size (1..50), with those priced within 2 % of the last (50 at most)")
       ("jobs", po::value<std::string>(), "simulations at once (default: the CPUs)")
       ("timeout", po::value<std::string>()->default_value("600"), "seconds per size's simulation");
   // clang-format on
@@ -83,13 +85,17 @@ int run(int argc, char** argv) {
     print_help(std::cout, desc);
     return 0;
   }
+  const bool list = vm.count("list") != 0;
+  if (list && vm.count("out")) throw InvalidArgument("--list writes no plan: drop --out");
   for (const char* f : {"platform", "out"})
-    if (!vm.count(f))
+    if (!vm.count(f) && !(list && std::string(f) == "out"))
       throw InvalidArgument(std::string("--") + f + " is required (see ddlplan --help)");
   const std::string platform_file = vm["platform"].as<std::string>();
-  const std::string out_file = vm["out"].as<std::string>();
-  check_distinct_files({platform_file}, {out_file});
-  check_writable(out_file);
+  const std::string out_file = list ? std::string() : vm["out"].as<std::string>();
+  if (!list) {
+    check_distinct_files({platform_file}, {out_file});
+    check_writable(out_file);
+  }
   const std::vector<std::size_t> sizes =
       harness::size_sweep(harness::parse_size(vm["minbytes"].as<std::string>()),
                           harness::parse_size(vm["maxbytes"].as<std::string>()),
@@ -119,6 +125,11 @@ int run(int argc, char** argv) {
   Options options;
   options.dims = dims;
   options.cost = sim::platform_costs(platform, dims);
+  if (list) {
+    // The space the search covers, variants included: what an exhaustive evaluation simulates.
+    for (const std::string& a : candidate_algorithms(p, space)) std::cout << a << "\n";
+    return 0;
+  }
   const sim::RouteTopology topology(platform);
   // The base space (rings 1, near-first) is priced at the anchors; ring counts and far-first
   // only for the base candidates that make the shortlist.
@@ -186,7 +197,10 @@ int run(int argc, char** argv) {
         price_all(std::vector<std::string>(shortlist.begin(), shortlist.end()), bytes);
     planner::SimulationJob job{bytes, {}};
     std::vector<double> models;
-    for (std::size_t i = 0; i < std::min(confirm, priced.size()); ++i) {
+    std::vector<double> prices;
+    for (const auto& [price, algo] : priced) prices.push_back(price);
+    const std::size_t n = confirmed_count(prices, confirm);
+    for (std::size_t i = 0; i < n; ++i) {
       job.algorithms.push_back(priced[i].second);
       models.push_back(priced[i].first * 1e6);
     }

@@ -263,19 +263,13 @@ int run(int argc, char** argv) {
   }
 
   TimedSweepConfig cfg;
-  cfg.algos = args.common.algos;
-  cfg.sizes = args.common.sizes;
-  cfg.type = args.common.dtype;
-  cfg.op = args.common.op;
-  cfg.iters = args.common.iters;
-  cfg.warmup = args.common.warmup;
-  cfg.check = args.common.check;
+  cfg.cases = harness::sweep_cases(args.common, dims);
+  cfg.cases.options.plan = plan;
   cfg.baseline_mpi = args.baseline_mpi;
   cfg.timeout_s = args.setup.timeout_s;
   cfg.oversubscribed = layout.ranks_per_node > online_cores();
-  cfg.options = harness::algorithm_options(args.common, dims);
-  cfg.options.plan = plan;
-  const auto no_baseline = baseline_unavailable(cfg.type, backend->space(), cfg.sizes.back());
+  const auto no_baseline =
+      baseline_unavailable(cfg.cases.type, backend->space(), cfg.cases.sizes.back());
   if (traced)
     cfg.on_iteration = [&](const std::string& algo, std::size_t bytes, int iteration) {
       traced->set_context(algo, bytes, iteration);
@@ -289,8 +283,8 @@ int run(int argc, char** argv) {
   if (rank != 0) return 0;
   std::vector<harness::Row> rows;
   for (const TimedCase& c : cases) {
-    harness::Row row =
-        harness::make_row(c.bytes, cfg.type, cfg.op, c.algo, dims.to_string(), c.time_s, size);
+    harness::Row row = harness::make_row(c.bytes, cfg.cases.type, cfg.cases.op, c.algo,
+                                         dims.to_string(), c.time_s, size);
     row.wrong = c.wrong;
     if (c.mpi_time_s) {
       row.mpi_time_s = c.mpi_time_s;

@@ -62,8 +62,8 @@ double median(std::vector<double> v) {
 template <typename Before, typename Body>
 double time_iterations(Communicator& comm, MPI_Comm world, const TimedSweepConfig& cfg,
                        Before&& before, Body&& body) {
-  std::vector<double> elapsed(static_cast<std::size_t>(cfg.iters));
-  for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
+  std::vector<double> elapsed(static_cast<std::size_t>(cfg.cases.iters));
+  for (int it = 0; it < cfg.cases.warmup + cfg.cases.iters; ++it) {
     before();
     // On an oversubscribed node, ranks that finish before() early sleep until all have; the
     // second barrier, polled at full speed, starts them together.
@@ -78,9 +78,9 @@ double time_iterations(Communicator& comm, MPI_Comm world, const TimedSweepConfi
     // core per rank, spinning costs nothing and a sleeping core would wake up slower (2 ranks:
     // 5-15 %).
     if (cfg.oversubscribed) bounded_barrier(world, cfg.timeout_s, true, kBarrier);
-    if (it >= cfg.warmup) elapsed[static_cast<std::size_t>(it - cfg.warmup)] = t;
+    if (it >= cfg.cases.warmup) elapsed[static_cast<std::size_t>(it - cfg.cases.warmup)] = t;
   }
-  bounded_allreduce(elapsed.data(), cfg.iters, MPI_DOUBLE, MPI_MAX, world, cfg.timeout_s,
+  bounded_allreduce(elapsed.data(), cfg.cases.iters, MPI_DOUBLE, MPI_MAX, world, cfg.timeout_s,
                     "the MPI_Allreduce of iteration times");
   return median(std::move(elapsed));
 }
@@ -100,18 +100,18 @@ std::optional<std::string> baseline_unavailable(DType type, const BufferSpace& s
 
 std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, BufferSpace& space,
                                        const TimedSweepConfig& cfg) {
-  const std::size_t elem = dtype_size(cfg.type);
+  const std::size_t elem = dtype_size(cfg.cases.type);
   std::size_t max_bytes = 0;
-  for (std::size_t s : cfg.sizes) max_bytes = std::max(max_bytes, s / elem * elem);
+  for (std::size_t s : cfg.cases.sizes) max_bytes = std::max(max_bytes, s / elem * elem);
   const MutView buffer = space.allocate(max_bytes);
-  std::vector<std::byte> host(cfg.check ? max_bytes : 0);
-  const bool baseline = cfg.baseline_mpi && !baseline_unavailable(cfg.type, space, max_bytes);
+  std::vector<std::byte> host(cfg.cases.check ? max_bytes : 0);
+  const bool baseline = cfg.baseline_mpi && !baseline_unavailable(cfg.cases.type, space, max_bytes);
   const int rank = comm.rank(), p = comm.size();
 
   std::vector<TimedCase> results;
   std::optional<harness::Progress> progress;
-  if (rank == 0) progress.emplace("ddlrun", cfg.sizes.size() * cfg.algos.size());
-  for (std::size_t size : cfg.sizes) {
+  if (rank == 0) progress.emplace("ddlrun", cfg.cases.sizes.size() * cfg.cases.algos.size());
+  for (std::size_t size : cfg.cases.sizes) {
     const std::size_t bytes = size / elem * elem, count = bytes / elem;
     const MutView view = buffer.slice(0, bytes);
     std::optional<double> mpi_time;
@@ -125,17 +125,17 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
             const WatchdogGuard guard(cfg.timeout_s,
                                       "MPI_Allreduce (the --baseline mpi measurement)");
             check_mpi(MPI_Allreduce(MPI_IN_PLACE, view.data, static_cast<int>(count),
-                                    mpi_type(cfg.type), mpi_op(cfg.op), world),
+                                    mpi_type(cfg.cases.type), mpi_op(cfg.cases.op), world),
                       "MPI_Allreduce (baseline)");
           });
-    for (const std::string& name : cfg.algos) {
+    for (const std::string& name : cfg.cases.algos) {
       const Algorithm& algo = find_algorithm(name);
-      int iteration = -cfg.warmup;
+      int iteration = -cfg.cases.warmup;
       auto refill = [&] {
         if (cfg.on_iteration) cfg.on_iteration(name, bytes, iteration++);
-        if (!cfg.check) return;
-        fill_input(host.data(), count, cfg.type, cfg.op, algo.collective, rank, p,
-                   cfg.options.root);
+        if (!cfg.cases.check) return;
+        fill_input(host.data(), count, cfg.cases.type, cfg.cases.op, algo.collective, rank, p,
+                   cfg.cases.options.root);
         space.upload(view, host.data());
       };
       TimedCase c;
@@ -144,12 +144,12 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
       c.mpi_time_s = mpi_time;
       c.time_s = time_iterations(comm, world, cfg, refill, [&] {
         fault_point("sweep");
-        algo.run(comm, view, cfg.type, cfg.op, cfg.options);
+        algo.run(comm, view, cfg.cases.type, cfg.cases.op, cfg.cases.options);
       });
-      if (cfg.check) {
+      if (cfg.cases.check) {
         space.download(host.data(), view);
-        unsigned long long wrong = check_output(host.data(), count, cfg.type, cfg.op,
-                                                algo.collective, rank, p, cfg.options.root)
+        unsigned long long wrong = check_output(host.data(), count, cfg.cases.type, cfg.cases.op,
+                                                algo.collective, rank, p, cfg.cases.options.root)
                                        .wrong;
         bounded_allreduce(&wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, world, cfg.timeout_s,
                           "the MPI_Allreduce of wrong counts");

@@ -16,24 +16,27 @@
 
 #include "algorithms/communicator.hpp"
 #include "algorithms/registry.hpp"
+#include "harness/sweep_cases.hpp"
 #include "real/buffer_space.hpp"
 
 namespace ddl {
 
+// ddlrun's -n and -w defaults: real runs vary from one iteration to the next.
+inline harness::SweepCases timed_sweep_defaults() {
+  harness::SweepCases cases;
+  cases.iters = 20;
+  cases.warmup = 5;
+  return cases;
+}
+
 struct TimedSweepConfig {
-  std::vector<std::string> algos;
-  std::vector<std::size_t> sizes;  // bytes, rounded down to whole elements
-  DType type = DType::float32;
-  ReduceOp op = ReduceOp::sum;
-  int iters = 20;
-  int warmup = 5;
-  bool check = false;
+  // Algorithms x sizes, type, op, -n, -w, --check, options.
+  harness::SweepCases cases = timed_sweep_defaults();
   bool baseline_mpi = false;
   double timeout_s = 300;  // bounds the barriers too
   // More ranks on a node than it has cores: ranks waiting around an iteration sleep instead of
   // spinning (see time_iterations). Not otherwise: a sleeping core wakes up slower.
   bool oversubscribed = false;
-  Options options;
   // Called before each iteration of an algorithm (not of the baseline), ahead of its barrier:
   // the algorithm, the buffer's bytes, and the iteration (warm-ups -w..-1, then 0..n-1). The
   // trace uses it to label the events that follow.

@@ -24,6 +24,7 @@
 #include "sim/platform_options.hpp"
 #include "sim/route_topology.hpp"
 #include "sim/sweep.hpp"
+#include "sim/sweep_mpi.hpp"
 #include "sim/workload_main.hpp"
 
 namespace po = boost::program_options;
@@ -70,6 +71,8 @@ void print_help(std::ostream& out, const po::options_description& desc) {
          "  ddlsim --algo ring,ddl --dims 4x4x4x4 -b 100M -e 100M\n"
          "  ddlsim --platform platforms/s822lc_2.xml --algo all --check -d half -o max -e 1M\n"
          "  ddlsim --format csv -b 8 -e 1G -f 4 > sweep.csv\n"
+         "  mpirun -np 2 ddlsim --algo all -b 1M -e 256M  # the cases spread over 2 processes, "
+         "one table\n"
          "  ddlsim --platform my_cluster.xml --hostfile hosts.txt --memory-bandwidth 2039GBps\n"
          "  ddlsim --platform platforms/descriptions/dgx_h100.json --cfg network/model:LV08\n"
          "  ddlsim --algo ring -b 1M -e 1M --platform platforms/s822lc_2.xml --trace ring.csv\n"
@@ -136,25 +139,42 @@ std::vector<std::string> header_lines(const sim::Platform& platform, const Dims&
   m += " gamma " + gbs(cost.gamma) + " GB/s of reduce result";
   h.push_back(m);
   if (plan) h.push_back(sim::describe_plan(*plan, plan_basis));
+  const sim::ExtrapolationStats& x = *platform.extrapolation;
+  if (x.runs > 0)
+    h.push_back("step extrapolation: " + std::to_string(x.skipped_steps) + " of " +
+                std::to_string(x.skipped_steps + x.played_steps) +
+                " steps of long runs of alike steps not played but costed at their settled pace "
+                "(summed over ranks; --exact plays every step)");
   return h;
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, sim::SweepRanks& ranks) {
   harness::CommonDefaults defaults;  // n=1, w=0: deterministic
   po::options_description desc("Options");
   desc.add_options()("help,h", "this help")(
       "platform", po::value<std::string>()->default_value(kDefaultPlatform),
       "SimGrid platform file, or a machine description NAME.json (platforms/README.md)")(
-      "trace", po::value<std::string>(), harness::kTraceFlagHelp);
+      "trace", po::value<std::string>(), harness::kTraceFlagHelp)(
+      "timeout", po::value<std::string>()->default_value("3600"),
+      "under mpirun: seconds a rank waits for the others' rows once its own cases are done");
   harness::add_common_options(desc, defaults);
   sim::add_workload_options(desc);
   sim::add_platform_options(desc);
   const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlsim");
   if (vm.count("help")) {
-    print_help(std::cout, desc);
+    if (ranks.root()) print_help(std::cout, desc);
     return 0;
   }
   const harness::CommonOptions common = harness::read_common_options(vm);
+  ranks.set_timeout(harness::parse_seconds(vm["timeout"].as<std::string>(), "timeout", 1e6));
+  if (ranks.size() > 1 && vm.count("trace"))
+    throw InvalidArgument(
+        "--trace records one process's simulation: run a traced sweep without "
+        "mpirun");
+  if (ranks.size() > 1 && sim::workload_requested(vm))
+    throw InvalidArgument(
+        "--workload runs one simulation, not a sweep to spread over mpirun's "
+        "ranks: run it without mpirun");
   if (vm.count("trace") && sim::workload_requested(vm))
     throw InvalidArgument(
         "--trace records collective sweeps, not --workload runs (see ddlsim --help)");
@@ -174,15 +194,7 @@ int run(int argc, char** argv) {
   sim::Platform platform = sim::load_platform(engine, source.xml(), platform_flags.choice);
   platform.file = source.shown();
   const Dims dims = sim::choose_dims(platform, common.dims);
-  sim::SweepConfig config;
-  config.algos = common.algos;
-  config.sizes = common.sizes;
-  config.type = common.dtype;
-  config.op = common.op;
-  config.iters = common.iters;
-  config.warmup = common.warmup;
-  config.payload = common.check;
-  config.options = harness::algorithm_options(common, dims);
+  sim::SweepConfig config = harness::sweep_cases(common, dims);
   config.options.cost = sim::platform_costs(platform, dims);
   // The contention-aware model over the platform's routes: the model column, and auto's choice
   // per size, priced once here rather than by every simulated rank.
@@ -210,7 +222,8 @@ int run(int argc, char** argv) {
   };
   std::vector<harness::TraceEvent> trace;
   const std::vector<sim::CaseResult> results =
-      sim::run_sweep(platform, config, progress, trace_file ? &trace : nullptr);
+      trace_file ? sim::run_sweep(platform, config, progress, &trace)
+                 : sim::run_sweep_spread(ranks, platform, config, progress);
   shown.reset();  // its line ends before the table
 
   std::vector<harness::Row> rows;
@@ -231,6 +244,7 @@ int run(int argc, char** argv) {
     harness::write_trace_events(trace_file->stream(), trace_file->format(), trace);
     trace_file->close();
   }
+  if (!ranks.root()) return 0;  // rank 0 writes the one table
   harness::write_report(std::cout, common.format, rows, {true, false},
                         header_lines(platform, dims, config.options.cost, common,
                                      platform_flags.cfg, config.options.plan.get(), plan_basis));
@@ -240,10 +254,18 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::optional<sim::SweepRanks> ranks;  // several under mpirun (sim/sweep_mpi.hpp)
   try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
+    ranks.emplace(argc, argv);
+    return run(argc, argv, *ranks);
+  } catch (const Timeout& e) {
+    // The rank that did not answer would keep MPI_Finalize waiting too: end the job.
     std::cerr << "ddlsim: " << e.what() << "\n";
+    ranks->abort(1);
+  } catch (const std::exception& e) {
+    // Every rank parses the same flags and loads the same platform, so rank 0 speaks for all;
+    // an error in another rank's share reaches rank 0 with the rows (run_sweep_spread).
+    if (!ranks || ranks->root()) std::cerr << "ddlsim: " << e.what() << "\n";
     return 1;
   }
 }

@@ -188,6 +188,7 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file,
   }
   Platform p;
   p.file = file;
+  p.extrapolate_steps = !choice.exact;
   p.gpus = ranked_hosts(engine, file);
   if (!p.gpus.empty() && choice.hostfile)
     throw InvalidArgument("--hostfile '" + *choice.hostfile + "': platform file '" + file +

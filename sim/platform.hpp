@@ -16,6 +16,7 @@
 
 #include "algorithms/dims.hpp"
 #include "sim/platform_ranks.hpp"
+#include "sim/step_extrapolation.hpp"
 
 namespace simgrid::s4u {
 class Engine;
@@ -108,6 +109,11 @@ struct Platform {
   // memory factors are looked up at max(piece, footprint). Shared with the bandwidth factor
   // callback; whoever runs a collective sets it (the sweep, per case).
   std::shared_ptr<double> footprint_bytes = std::make_shared<double>(0.0);
+  // Whether long runs of alike steps may end early (sim/step_extrapolation.hpp; PlatformChoice::
+  // exact turns it off), and what did, over every rank of every case since the platform was
+  // loaded. Shared like footprint_bytes: every rank's communicator adds to it.
+  bool extrapolate_steps = true;
+  std::shared_ptr<ExtrapolationStats> extrapolation = std::make_shared<ExtrapolationStats>();
 
   // The factor tables of a message from rank `src` to rank `dst` (the class-less ones without
   // places).

@@ -28,6 +28,9 @@ void add_platform_options(po::options_description& desc) {
       ("memory-bandwidth", po::value<std::string>(),
        "bytes/s of local reduce and copy on GPU hosts without a memory_bandwidth property "
        "(e.g. 3.35e12 or 3350GBps; default 3.35e12, an H100 SXM5's HBM3)")
+      ("exact", "play every step of every collective: no step extrapolation (by default, of a run "
+       "of 64 or more alike steps of a ring or of ddl, 16 are simulated and the rest take their "
+       "measured mean; sim/README.md gives its measured error)")
       ("cfg", po::value<std::vector<std::string>>()->composing(),
        "name:value, a SimGrid option set after ddl's CM02 model (repeatable; sim/README.md says "
        "which change results), e.g. --cfg network/model:LV08");
@@ -39,6 +42,7 @@ PlatformFlags read_platform_flags(const po::variables_map& vm) {
   if (vm.count("hostfile")) f.choice.hostfile = vm["hostfile"].as<std::string>();
   if (vm.count("memory-bandwidth"))
     f.choice.memory_bandwidth = parse_memory_bandwidth(vm["memory-bandwidth"].as<std::string>());
+  f.choice.exact = vm.count("exact") > 0;
   if (vm.count("cfg")) f.cfg = vm["cfg"].as<std::vector<std::string>>();
   return f;
 }

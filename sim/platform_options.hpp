@@ -1,4 +1,5 @@
-// ddlsim's flags about the machine beyond --platform: --hostfile, --memory-bandwidth, --cfg;
+// ddlsim's flags about the machine beyond --platform: --hostfile, --memory-bandwidth, --cfg,
+// --exact (how it is simulated);
 // and --platform given as a JSON machine description (platforms/README.md), which is turned
 // into a SimGrid file by the project's generator (platforms/generate.py) first.
 #pragma once

@@ -27,6 +27,7 @@ inline constexpr double kDefaultMemoryBandwidth = 3.35e12;
 struct PlatformChoice {
   std::optional<std::string> hostfile;
   std::optional<double> memory_bandwidth;  // bytes/s
+  bool exact = false;  // play every step: no step extrapolation (sim/step_extrapolation.hpp)
 };
 
 // One line of a hostfile: "HOST" (one rank) or "HOST:N" (N ranks, consecutive), as SMPI's

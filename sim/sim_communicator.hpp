@@ -22,6 +22,9 @@
 // as a sleep of the acting rank: memory traffic, not flops, so it does not share the host's
 // CPU model with compute(). compute(s) is an Exec of s * host speed flops.
 //
+// Step extrapolation (sim/step_extrapolation.hpp): a run ended early sleeps the rank for its
+// remaining steps at the common pace; offered only where the platform allows it, timing-only.
+//
 // Receives into bytes the rank last sent (platform ddl_peer_read_factors, see platform.hpp):
 // the rank keeps the set of bytes it has sent from and not written since (a receive, reduce,
 // copy or divide into them, or note_written, takes them out). A receive of n bytes of which a
@@ -44,6 +47,7 @@
 #include "sim/byte_ranges.hpp"
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
+#include "sim/step_extrapolation.hpp"
 
 namespace ddl::sim {
 
@@ -62,6 +66,7 @@ struct SimWorld {
   // Only used on platforms with ddl_peer_read_factors. Actors run one at a time: no lock.
   std::shared_ptr<std::unordered_map<simgrid::s4u::Mailbox*, PendingCaps>> pending_caps =
       std::make_shared<std::unordered_map<simgrid::s4u::Mailbox*, PendingCaps>>();
+  std::shared_ptr<RunRecords> runs = std::make_shared<RunRecords>();
 };
 
 class SimCommunicator : public Communicator {
@@ -85,6 +90,9 @@ class SimCommunicator : public Communicator {
   MutView acquire_scratch(std::size_t bytes) override;
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
+  bool extrapolates_steps() const override { return extrapolate_; }
+  void begin_alike_run(std::size_t length) override;
+  bool alike_step_done(std::size_t left) override;
 
   // The rank has written `data` outside the communicator (the sweep's input before each
   // iteration, as --check's fill on a real machine or a backward pass in training): none of
@@ -123,6 +131,17 @@ class SimCommunicator : public Communicator {
   ScratchPool pool_;             // payload mode: memory; timing-only: address ranges of no memory
   std::uintptr_t next_address_;  // timing-only: where the next scratch range starts
   const bool track_peer_read_;
+  const bool extrapolate_;
+  // The run of alike steps this rank is in (step extrapolation).
+  struct AlikeRun {
+    bool active = false;
+    std::size_t id = 0;      // the n-th run of every rank
+    std::size_t played = 0;  // steps played so far
+    double block_start = 0;  // when the block being timed began
+  };
+  AlikeRun run_;
+  std::size_t next_run_id_ = 0;
+  void finish_run(RunRecord& record);
   ByteRanges sent_;                            // sent from, not written since
   std::unordered_map<int, RouteCost> routes_;  // from each peer to this rank
 };

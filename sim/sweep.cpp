@@ -56,7 +56,7 @@ void rank_main(Shared* sh, int rank) {
       const MutView view = buffer.view().slice(0, c.bytes);
       for (std::size_t it = 0; it < iterations; ++it) {
         // Each iteration's input is freshly written, as ddlrun --check fills it on a real machine.
-        if (cfg.payload)
+        if (cfg.check)
           fill_input(view.data, count, cfg.type, cfg.op, c.algo->collective, rank, p,
                      cfg.options.root);
         sim_comm.note_written(view);
@@ -73,7 +73,7 @@ void rank_main(Shared* sh, int rank) {
           slot = std::max(slot, elapsed);
         }
       }
-      if (cfg.payload)
+      if (cfg.check)
         sh->wrong[ci] += check_output(view.data, count, cfg.type, cfg.op, c.algo->collective, rank,
                                       p, cfg.options.root)
                              .wrong;
@@ -98,15 +98,21 @@ void rank_main(Shared* sh, int rank) {
 std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& config,
                                   const SweepProgress& progress,
                                   std::vector<harness::TraceEvent>* trace) {
+  return run_cases(platform, config, config.each(), progress, trace);
+}
+
+std::vector<CaseResult> run_cases(const Platform& platform, const SweepConfig& config,
+                                  const std::vector<harness::SweepCase>& cases,
+                                  const SweepProgress& progress,
+                                  std::vector<harness::TraceEvent>* trace) {
   std::vector<std::vector<harness::TraceEvent>> per_rank(
       trace ? static_cast<std::size_t>(platform.ranks()) : 0);
-  Shared sh{&platform, &config, &progress, SimWorld{&platform, config.payload}, {},
-            {},        {},      {},        trace ? &per_rank : nullptr,         0,
+  Shared sh{&platform, &config, &progress, SimWorld{&platform, config.check}, {},
+            {},        {},      {},        trace ? &per_rank : nullptr,       0,
             {}};
   const std::size_t elem = dtype_size(config.type);
-  for (std::size_t size : config.sizes)
-    for (const std::string& name : config.algos)
-      sh.cases.push_back({&find_algorithm(name), size / elem * elem});
+  for (const harness::SweepCase& c : cases)
+    sh.cases.push_back({&find_algorithm(c.algo), c.bytes / elem * elem});
   sh.iteration_time.assign(sh.cases.size() * static_cast<std::size_t>(config.iters), 0.0);
   sh.wrong.assign(sh.cases.size(), 0);
   sh.barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(platform.ranks()));
@@ -135,7 +141,7 @@ std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& c
       r.time_s += sh.iteration_time[ci * static_cast<std::size_t>(config.iters) +
                                     static_cast<std::size_t>(it)];
     r.time_s /= config.iters;
-    if (config.payload) r.wrong = sh.wrong[ci];
+    if (config.check) r.wrong = sh.wrong[ci];
     results.push_back(std::move(r));
   }
   return results;

@@ -12,21 +12,15 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
+#include "harness/sweep_cases.hpp"
 #include "harness/trace.hpp"
 #include "sim/platform.hpp"
 
 namespace ddl::sim {
 
-struct SweepConfig {
-  std::vector<std::string> algos;
-  std::vector<std::size_t> sizes;  // bytes; rounded down to whole elements
-  DType type = DType::float32;
-  ReduceOp op = ReduceOp::sum;
-  int iters = 1;
-  int warmup = 0;
-  bool payload = false;  // move and check real data (#wrong), else timing-only
-  Options options;
-};
+// What to run (harness/sweep_cases.hpp); `check` is payload mode: real data moves and is
+// checked (#wrong), else timing-only.
+using SweepConfig = harness::SweepCases;
 
 struct CaseResult {
   std::string algo;
@@ -44,6 +38,13 @@ using SweepProgress = std::function<void(std::size_t done, std::size_t total,
 // finish (a deadlocked schedule) give a BackendError. With `trace`, every rank's operations
 // in every iteration (warm-ups too) are appended to it, rank by rank, in simulated time.
 std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& config,
+                                  const SweepProgress& progress = {},
+                                  std::vector<harness::TraceEvent>* trace = nullptr);
+
+// The same for some of the sweep's cases only (config.each() is all of them), in the order
+// given: a share of a sweep spread over processes (sweep_mpi.hpp). `progress` counts these.
+std::vector<CaseResult> run_cases(const Platform& platform, const SweepConfig& config,
+                                  const std::vector<harness::SweepCase>& cases,
                                   const SweepProgress& progress = {},
                                   std::vector<harness::TraceEvent>* trace = nullptr);
 

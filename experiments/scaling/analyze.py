@@ -330,7 +330,7 @@ def write_report(a, runs, s822, best, bb, large, ldims, allr50, fastest, sens, i
              "file: `analyze.py`). Every number below is a **simulation** (ddlsim, SimGrid CM02 model of the "
              "platforms in `platforms/`), not a measurement.\n")
     L.append("## How it was run\n")
-    L.append("```sh\nexperiments/scaling/run.sh            # BUILD=<build folder> JOBS=<parallel simulations>\n```\n")
+    L.append("```sh\nexperiments/scaling/run.sh            # BUILD=<build folder> JOBS=<parallel simulations> MPIRUN_NP=<mpirun ranks>\n```\n")
     L.append(f"This run: {n_runs} ddlsim processes, {a.jobs} at a time, {a.wall_s:.0f} s wall for all "
              f"simulations (sum of per-process wall times {sim_cpu:.0f} s) on a 2-core machine shared with other "
              "work. Every process is one command of the form below; `results/runs.csv` lists each exact command "

@@ -8,6 +8,9 @@
 #   experiments/scaling/run.sh                 # uses build/bin/ddlsim
 #   BUILD=build-rel experiments/scaling/run.sh # another build folder (relative to the repository)
 #   JOBS=1 experiments/scaling/run.sh          # simulations at once (default 2)
+#   MPIRUN_NP=4 JOBS=1 experiments/scaling/run.sh   # shared out over 4 mpirun ranks, JOBS each
+#   MPIRUN="mpirun --hostfile hosts" MPIRUN_NP=16 experiments/scaling/run.sh   # over a cluster
+# (under mpirun simulate.py needs mpi4py, Debian python3-mpi4py; rank 0 writes runs.csv)
 #
 # Writes experiments/scaling/results/{runs.csv,*.csv,*.png} and experiments/scaling/REPORT.md.
 # Needs python3 with pandas and matplotlib (Debian: python3-pandas python3-matplotlib).
@@ -50,9 +53,19 @@ if [ -f "$here/results/runs.csv" ]; then
   baseline="--baseline $tmp/previous_runs.csv"
 fi
 start=$(date +%s)
-"$python" "$here/simulate.py" --ddlsim "$ddlsim" --tmp "$tmp" --jobs "${JOBS:-2}" -o "$here/results/runs.csv"
+if [ -n "${MPIRUN_NP:-}" ]; then
+  if ! "$python" -c 'import mpi4py' 2>/dev/null; then
+    echo "run.sh: MPIRUN_NP needs mpi4py for $python (Debian: apt-get install python3-mpi4py)" >&2
+    exit 1
+  fi
+  # shellcheck disable=SC2086 # $MPIRUN is a command and its flags
+  ${MPIRUN:-mpirun} -np "$MPIRUN_NP" "$python" "$here/simulate.py" --ddlsim "$ddlsim" --tmp "$tmp" \
+    --jobs "${JOBS:-2}" -o "$here/results/runs.csv"
+else
+  "$python" "$here/simulate.py" --ddlsim "$ddlsim" --tmp "$tmp" --jobs "${JOBS:-2}" -o "$here/results/runs.csv"
+fi
 end=$(date +%s)
 # shellcheck disable=SC2086 # $baseline is empty or two words
 "$python" "$here/analyze.py" --runs "$here/results/runs.csv" --out "$here/results" --report "$here/REPORT.md" \
-  --wall-s $((end - start)) --jobs "${JOBS:-2}" $baseline
+  --wall-s $((end - start)) --jobs $(( ${JOBS:-2} * ${MPIRUN_NP:-1} )) $baseline
 echo "run.sh: $((end - start)) s of simulation; results in experiments/scaling/results, report experiments/scaling/REPORT.md"

@@ -2,7 +2,10 @@
 """Runs the ddlsim training-iteration simulations of the scaling study, in parallel processes.
 
 One ddlsim process per (platform, model, algorithms, dims, methods): SimGrid allows one engine
-per process, and separate processes let JOBS of them share the cores. Every run's csv rows go to
+per process, and separate processes let JOBS of them share the cores. Started by mpirun
+(`mpirun -np N python3 simulate.py ...`, mpi4py: Debian python3-mpi4py), the simulations are
+shared out over the N ranks, each running its share JOBS at a time, and rank 0 gathers the rows
+and writes the one runs.csv: the same rows as one process (sorted the same way). Every run's csv rows go to
 results/runs.csv with the experiment they belong to, the exact command and its wall time, so
 analyze.py (and a reader) can trace each number to the command that produced it.
 
@@ -127,14 +130,63 @@ def command(ddlsim, job):
     return cmd
 
 
+# Under mpirun a ddlsim child would take itself for a rank of the job (sim/sweep_mpi.hpp): it runs
+# alone without the variable that says so.
+CHILD_ENV = {k: v for k, v in os.environ.items() if k != "OMPI_COMM_WORLD_SIZE"}
+
+
 def run(ddlsim, job):
     cmd = command(ddlsim, job)
     start = time.monotonic()
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=CHILD_ENV)
     wall = time.monotonic() - start
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}): {done.stderr.strip()}")
     return job, cmd, wall, list(csv.DictReader(io.StringIO(done.stdout)))
+
+
+class World:
+    """The ranks mpirun started, or this process alone (no MPI without mpirun)."""
+
+    def __init__(self, timeout_s):
+        self.comm = None
+        self.rank, self.size = 0, 1
+        self.timeout_s = timeout_s
+        if "OMPI_COMM_WORLD_SIZE" in os.environ:
+            from mpi4py import MPI  # Debian python3-mpi4py; only needed under mpirun
+            self.comm = MPI.COMM_WORLD
+            self.rank, self.size = self.comm.Get_rank(), self.comm.Get_size()
+
+    def gather(self, share):
+        """Every rank's share (rows, or the error that stopped it) on rank 0, in rank order;
+        None on the others. Waits at most timeout_s, then names the ranks that sent nothing."""
+        if self.comm is None:
+            return [share]
+        if self.rank != 0:
+            req = self.comm.isend(share, dest=0, tag=1)
+            self._wait(lambda: req.test()[0], "rank 0 did not take rank %d's rows" % self.rank)
+            return None
+        shares, pending = [share] + [None] * (self.size - 1), set(range(1, self.size))
+
+        def arrived():
+            for r in sorted(pending):
+                if self.comm.iprobe(source=r, tag=1):
+                    shares[r] = self.comm.recv(source=r, tag=1)
+                    pending.discard(r)
+            return not pending
+
+        self._wait(arrived, lambda: "no rows from rank " + ", ".join(map(str, sorted(pending))))
+        return shares
+
+    def _wait(self, done, why):
+        deadline = time.monotonic() + self.timeout_s
+        while not done():
+            if time.monotonic() > deadline:
+                text = why() if callable(why) else why
+                print(f"simulate.py: rank {self.rank}: {text} within {self.timeout_s:.0f} s (--timeout)",
+                      file=sys.stderr, flush=True)
+                self.comm.Abort(1)
+            time.sleep(0.1)
 
 
 def main():
@@ -143,7 +195,12 @@ def main():
     p.add_argument("--tmp", required=True, help="folder holding the generated s822lc_512/1024.xml ($GENERATED in runs.csv)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("-o", "--output", required=True, help="runs.csv to write")
+    p.add_argument("--timeout", type=float, default=86400,
+                   help="under mpirun: seconds rank 0 waits for the other ranks' rows once its own share is done")
     args = p.parse_args()
+    if not 0 < args.timeout < float("inf"):
+        p.error(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    world = World(args.timeout)
 
     pending = jobs(args.tmp)
     # Longest first (most GPUs, effects, ring alone), so the pool does not end waiting on one long
@@ -153,29 +210,46 @@ def main():
     fields = ["experiment", "model", "platform", "gpus", "algo", "methods", "dims", "jitter", "interference",
               "iters", "iter_ms", "compute_ms", "exposed_comm_ms", "images_per_s", "efficiency", "run_wall_s",
               "command"]
+    total = len(pending)
+    # Under mpirun, rank r runs every size-th of the longest-first list: each rank gets long and
+    # short runs alike.
+    pending = pending[world.rank::world.size]
+    who = f"rank {world.rank}: " if world.size > 1 else ""
     rows = []
     started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run, args.ddlsim, j) for j in pending]
-        for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
-            job, cmd, wall, found = f.result()
-            print(f"[{i}/{len(pending)}] {wall:7.1f} s  {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
-            for r in found:
-                # Generated platforms live in a temporary folder: name it the way run.sh makes it.
-                shown = " ".join(["ddlsim"] + cmd[1:]).replace(args.tmp, "$GENERATED")
-                jitter, interference = job[6] or (0, 0)
-                r.update(experiment=job[0], model=job[1], platform=job[2].replace(args.tmp, "$GENERATED"),
-                         methods=job[5] or "", jitter=jitter, interference=interference,
-                         iters=JITTER_ITERS if jitter else 1, run_wall_s=f"{wall:.2f}", command=shown)
-                rows.append(r)
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = [pool.submit(run, args.ddlsim, j) for j in pending]
+            for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
+                job, cmd, wall, found = f.result()
+                print(f"{who}[{i}/{len(pending)}] {wall:7.1f} s  {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
+                for r in found:
+                    # Generated platforms live in a temporary folder: name it the way run.sh makes it.
+                    shown = " ".join(["ddlsim"] + cmd[1:]).replace(args.tmp, "$GENERATED")
+                    jitter, interference = job[6] or (0, 0)
+                    r.update(experiment=job[0], model=job[1], platform=job[2].replace(args.tmp, "$GENERATED"),
+                             methods=job[5] or "", jitter=jitter, interference=interference,
+                             iters=JITTER_ITERS if jitter else 1, run_wall_s=f"{wall:.2f}", command=shown)
+                    rows.append(r)
+        share = ("rows", rows)
+    except RuntimeError as e:
+        share = ("error", str(e))
+    shares = world.gather(share)
+    if world.rank != 0:
+        sys.exit(1 if share[0] == "error" else 0)
+    rows = []
+    for r, (kind, value) in enumerate(shares):
+        if kind == "error":
+            sys.exit(f"simulate.py: {'rank %d: ' % r if world.size > 1 else ''}{value}")
+        rows += value
     rows.sort(key=lambda r: (r["experiment"], r["model"], int(r["gpus"]), r["algo"], r["dims"], float(r["jitter"]),
                              float(r["interference"])))
     with open(args.output, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    print(f"{len(pending)} simulations, {len(rows)} rows, {time.monotonic() - started:.0f} s wall -> {args.output}",
-          file=sys.stderr)
+    print(f"{total} simulations, {len(rows)} rows, {time.monotonic() - started:.0f} s wall"
+          f"{' on %d ranks' % world.size if world.size > 1 else ''} -> {args.output}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -50,6 +50,15 @@ TEST_CASE("csv rows: one per algorithm, empty optional cells", "[harness]") {
   CHECK(l[2] == "1048576,262144,float,sum,ddl,4x2,500.000000,2.097152,3.670016,,");
 }
 
+TEST_CASE("csv quotes algorithm strings that hold commas", "[harness]") {
+  std::ostringstream out;
+  Row r = make_row(8, ddl::DType::float32, ddl::ReduceOp::sum, "ddl:4x2:ring,hd", "4x2", 1e-6, 8);
+  write_csv(out, {r}, {false, false});
+  const auto l = lines(out.str());
+  REQUIRE(l.size() == 2);
+  CHECK(l[1] == "8,2,float,sum,\"ddl:4x2:ring,hd\",4x2,1.000000,0.008000,0.014000,");
+}
+
 TEST_CASE("json is one array keyed by the csv columns", "[harness]") {
   std::ostringstream out;
   write_json(out, sample(true), {true, false});

@@ -6,6 +6,14 @@ set -euo pipefail
 ddlplan=$1 ddlsim=$2 platform=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+# --list prints the whole space (8 GPUs: 22 strings, test_planner.cpp) and writes no plan.
+"$ddlplan" --platform "$platform" --list > "$dir/space.txt"
+[[ $(wc -l < "$dir/space.txt") == 22 && $(head -n 1 "$dir/space.txt") == ring ]] ||
+  { echo "ddlplan --list gave:"; cat "$dir/space.txt"; exit 1; }
+if "$ddlplan" --platform "$platform" --list --out "$dir/x.json" 2> "$dir/err.txt" ||
+    ! grep -q -- "--list writes no plan" "$dir/err.txt"; then
+  echo "ddlplan --list --out was not refused:"; cat "$dir/err.txt"; exit 1
+fi
 "$ddlplan" --platform "$platform" -b 8 -e 2M -f 8 --confirm 2 --jobs 2 --out "$dir/plan.json" \
   2> "$dir/progress.txt"
 grep -q "ddlplan: wrote" "$dir/progress.txt" || { cat "$dir/progress.txt"; exit 1; }

@@ -17,13 +17,16 @@ TEST_CASE("candidates: every factorization x method x rings x order, all parsabl
   CHECK(unique.size() == c.size());
   for (const std::string& s : c) CHECK(parse_algorithm_spec(s).to_string() == s);
   for (const char* s : {"ring", "rhd", "rhd:order=far", "dbtree", "hier", "ddl:8:ring", "ddl:8:hd",
-                        "ddl:8:hd:order=far", "ddl:2x4:hd,ring:rings=2", "ddl:2x2x2:hd,hd,hd",
-                        "ddl:2x2x2:ring,hd,ring:rings=2,order=far"})
+                        "ddl:8:hd:order=far", "ddl:2x4:ring,hd:rings=2", "ddl:2x2x2:ring,ring,ring",
+                        "ddl:4x2:hd,ring:rings=2,order=far"})
     CHECK(unique.count(s) == 1);
-  // 8 = 8, 2x4, 4x2, 2x2x2: methods 2 + 4 + 4 + 8 = 18 assignments; rings 2 on the 16 of 2+
-  // dims; far for each with hd (1 + 3 + 3 + 7 = 14 of the 18, each with both ring counts but
-  // the 1-dim one): 18 + 16 + (1 + 2 * 13) = 61 ddl strings, plus 5 others.
-  CHECK(c.size() == 66);
+  // hd on 2 ranks is ring's one exchange of halves: not a candidate of its own.
+  for (const char* s : {"ddl:2x4:hd,ring", "ddl:2x2x2:ring,hd,ring", "ddl:4x2:ring,hd"})
+    CHECK(unique.count(s) == 0);
+  // 8 = 8, 2x4, 4x2, 2x2x2: methods 2 + 2 + 2 + 1 = 7 assignments; rings 2 on the 5 of 2+
+  // dims; far for each with hd (8:hd once, 2x4:ring,hd and 4x2:hd,ring with both ring counts):
+  // 7 + 5 + 5 = 17 ddl strings, plus 5 others.
+  CHECK(c.size() == 22);
   // hd only on power-of-two extents: 6 = 6, 2x3, 3x2.
   for (const std::string& s : candidate_algorithms(6, SearchSpace{}))
     CHECK(s.find("ddl:6:hd") == std::string::npos);
@@ -51,6 +54,21 @@ TEST_CASE("candidate variants: other ring counts and far-first, nothing else", "
   }
   const std::vector<std::string> whole = candidate_algorithms(8, space);
   CHECK(all == std::set<std::string>(whole.begin(), whole.end()));
+}
+
+TEST_CASE("confirmation: the best --confirm and those priced within 2 % of the last", "[planner]") {
+  using P = std::vector<double>;
+  CHECK(confirmed_count(P{1, 2, 3, 4}, 2) == 2);
+  // 2.03 is within 2 % of the 2nd price (2), 2.05 is not (2 x 1.02 = 2.04).
+  CHECK(confirmed_count(P{1, 2, 2, 2.03, 2.05, 2.05}, 2) == 4);
+  // Ties with the best when confirm is 1; a chain of small steps does not creep past the band.
+  CHECK(confirmed_count(P{5, 5, 5.09, 5.18, 5.27}, 1) == 3);
+  // Fewer candidates than confirm: all of them; none: none.
+  CHECK(confirmed_count(P{1, 2}, 3) == 2);
+  CHECK(confirmed_count(P{}, 3) == 0);
+  // At most 50 however many tie.
+  CHECK(confirmed_count(P(80, 7.0), 3) == 50);
+  CHECK(confirmed_count(P(80, 7.0), 50) == 50);
 }
 
 TEST_CASE("plan files round-trip and name what is wrong", "[planner][plan]") {

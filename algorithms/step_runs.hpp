@@ -1,0 +1,37 @@
+// Runs of alike steps: the unit of step extrapolation (StepExtrapolation, communicator.hpp).
+//
+// Two steps are *alike* when every schedule running side by side has a step at both or at
+// neither, and where it has both they send to the same peers, receive from the same peers, in
+// the same order, reduce or not alike, and every transfer's size differs by at most one element
+// (a ring's blocks do: partition() differs by one element between blocks) and is empty in both
+// or in neither (an empty transfer sends no message). A *run* is a maximal
+// sequence of consecutive alike steps. A ring of g members is two runs of g-1 steps; ddl is one
+// run per dimension and phase; halving-doubling is runs of one step (peers change every step).
+//
+// Alike steps cost the same time to within one element per transfer, once the ranks have
+// settled into their common pace: that is why the middle of a long run can be measured on a few
+// and extrapolated. Whether they settle is the algorithm's business: only schedules whose runs
+// start and end at the same steps on every rank may be extrapolated at all (ExecOptions), or a
+// rank would skip steps its peer plays.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "algorithms/schedule.hpp"
+
+namespace ddl {
+
+struct StepRun {
+  std::size_t first = 0;  // the run is steps [first, last)
+  std::size_t last = 0;
+  bool operator==(const StepRun&) const = default;
+};
+
+bool alike(const Step& a, const Step& b, std::size_t elem_size);
+
+// The runs of `schedules` side by side (step t = step t of each), covering [0, longest).
+std::vector<StepRun> alike_runs(std::span<const Schedule> schedules, std::size_t elem_size);
+
+}  // namespace ddl

@@ -1,0 +1,52 @@
+// Step extrapolation in the simulator (Communicator::extrapolates_steps, algorithms/step_runs.hpp).
+//
+// In timing-only mode, a run of at least kMinRun alike steps of a ring or of ddl (every rank
+// runs the same runs) is played until the ranks share a steady pace, and its remaining steps then
+// cost that pace each, without a message. After kWarmup steps each rank times blocks of kBlock
+// steps; the *pace* of a block is the slowest rank's mean step time in it (lockstep: the ranks
+// settle to the slowest link's pace, which travels around a ring one rank per step). At the end
+// of each block from the third on, the run is ended when the two blocks before agree within
+// kTolerance and every rank has timed both; the first rank there decides and every other rank
+// reads that decision at the same step, so all ranks skip the same steps and no message is left
+// unmatched. A 256-GPU ring plays about 64 of its 255 steps per phase.
+//
+// Never in payload mode (skipped steps would carry data), on platforms with
+// ddl_peer_read_factors (a receive's cost depends on which bytes the skipped steps sent), under a
+// trace (it shows every operation) or with --exact.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace ddl::sim {
+
+inline constexpr std::size_t kMinRun = 64;
+inline constexpr std::size_t kWarmup = 8;
+inline constexpr std::size_t kBlock = 8;
+inline constexpr double kTolerance = 1e-3;
+
+// What was extrapolated, over every rank of every case since the platform was loaded.
+struct ExtrapolationStats {
+  std::size_t runs = 0;           // rank-runs ended early
+  std::size_t skipped_steps = 0;  // steps not played, summed over ranks
+  std::size_t played_steps = 0;   // steps played of the runs ended early, summed over ranks
+};
+
+// The ranks' common record of one run (the n-th run of every rank).
+struct RunRecord {
+  enum class Decision : std::uint8_t { open, go_on, end };
+  std::vector<double> pace;       // per block: the slowest rank's mean step time so far
+  std::vector<int> timed;         // per block: ranks that have timed it
+  std::vector<Decision> decided;  // per block end
+  double end_pace = 0;            // seconds per skipped step, once decided `end`
+  int finished = 0;               // ranks done with the run: the record goes at the last
+};
+
+// Every rank's communicator of one simulation shares one (SimWorld). Actors run one at a time.
+struct RunRecords {
+  std::unordered_map<std::size_t, RunRecord> runs;
+};
+
+}  // namespace ddl::sim
