@@ -1,4 +1,4 @@
-// Runs of alike steps: the unit of step extrapolation (StepExtrapolation, communicator.hpp).
+// Runs of alike steps: the unit of step extrapolation (Communicator::extrapolates_steps).
 //
 // Two steps are *alike* when every schedule running side by side has a step at both or at
 // neither, and where it has both they send to the same peers, receive from the same peers, in
@@ -9,10 +9,10 @@
 // run per dimension and phase; halving-doubling is runs of one step (peers change every step).
 //
 // Alike steps cost the same time to within one element per transfer, once the ranks have
-// settled into their common pace: that is why the middle of a long run can be measured on a few
-// and extrapolated. Whether they settle is the algorithm's business: only schedules whose runs
-// start and end at the same steps on every rank may be extrapolated at all (ExecOptions), or a
-// rank would skip steps its peer plays.
+// settled into their common pace: that is why the rest of a long run can be costed from a few.
+// The backend judges when they have settled; the algorithm says whether its runs start and end
+// at the same steps on every rank (ExecOptions::uniform_runs): only then may a run end early, or
+// a rank would skip steps its peer plays.
 #pragma once
 
 #include <cstddef>
