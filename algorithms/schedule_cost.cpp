@@ -1,8 +1,12 @@
 #include "algorithms/schedule_cost.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "algorithms/error.hpp"
 #include "algorithms/topology.hpp"
@@ -58,14 +62,6 @@ class SentBytes {
   std::map<std::size_t, std::size_t> ranges_;
 };
 
-// One message of one step, as seen by the step's pricing.
-struct Message {
-  const std::vector<RouteLink>* route;
-  int src, dst;
-  double bytes;
-  double peer_read;  // the slow-down factor of its receive into sent bytes (1: none)
-};
-
 // The outermost dimension in which two ranks' coordinates differ (0 when they are equal).
 int link_class(const std::vector<std::vector<int>>& coords, int a, int b) {
   const std::vector<int>& x = coords[static_cast<std::size_t>(a)];
@@ -82,19 +78,135 @@ struct ClassLoad {
   double time() const { return std::max(alpha + transfer, lone); }
 };
 
+// What a received message is, apart from its ends: few distinct ones per schedule (a ring has
+// two block sizes), so each message keeps an index into a table of them.
+struct Kind {
+  double bytes;
+  double peer_read;  // the slow-down factor of its receive into sent bytes (1: none)
+  bool reduce;       // its receiver reduces it (γ per byte)
+  bool operator==(const Kind&) const = default;
+};
+
+struct KindHash {
+  std::size_t operator()(const Kind& k) const {
+    const std::size_t h = std::hash<double>{}(k.bytes) * 1000003u;
+    return (h ^ std::hash<double>{}(k.peer_read)) * 31u + (k.reduce ? 1u : 0u);
+  }
+};
+
+class KindTable {
+ public:
+  std::uint32_t index(const Kind& k) {
+    for (const std::uint32_t i : recent_)  // a schedule reuses its latest kinds over and over
+      if (i < kinds_.size() && kinds_[i] == k) return i;
+    auto [it, fresh] = index_.try_emplace(k, static_cast<std::uint32_t>(kinds_.size()));
+    if (fresh) {
+      DDL_CHECK(kinds_.size() < std::numeric_limits<std::uint32_t>::max(),
+                "price_schedules: too many distinct messages");
+      kinds_.push_back(k);
+    }
+    recent_[next_++ % recent_.size()] = it->second;
+    return it->second;
+  }
+  const Kind& operator[](std::uint32_t i) const { return kinds_[i]; }
+
+ private:
+  std::vector<Kind> kinds_;
+  std::unordered_map<Kind, std::uint32_t, KindHash> index_;
+  std::array<std::uint32_t, 8> recent_{};
+  std::size_t next_ = 0;
+};
+
+// One rank's received messages over a topology, in step order and, within a step, in the order
+// execute() posts them: 8 bytes each (the largest schedules hold tens of millions), and the
+// steps as runs of consecutive steps with the same message count.
+struct RankMessages {
+  struct Msg {
+    std::int32_t src;
+    std::uint32_t kind;
+  };
+  struct Run {
+    std::size_t first, steps, per_step;  // steps [first, first + steps), per_step messages each
+  };
+  std::vector<Msg> msgs;
+  std::vector<Run> runs;
+  void count_step(std::size_t t, std::size_t n) {
+    if (n == 0) return;
+    if (!runs.empty() && runs.back().per_step == n && runs.back().first + runs.back().steps == t)
+      ++runs.back().steps;
+    else
+      runs.push_back({t, 1, n});
+  }
+};
+
+// Where the topology walk is in one rank's messages.
+struct Cursor {
+  std::size_t run = 0, msg = 0;
+};
+
+// A message's route and its time alone, kept for the next step: a rank's k-th message of a
+// step mostly has the same peer and kind as in the step before (a run of alike steps), and
+// both lookups are pure, so reusing them changes nothing.
+struct Seen {
+  std::int32_t src = -1;
+  std::uint32_t kind = 0;
+  const std::vector<RouteLink>* route = nullptr;
+  Topology::Alone alone;
+  static Seen look(const Topology& topo, const RankMessages::Msg& x, std::size_t dst,
+                   const Kind& kind, double footprint) {
+    const int to = static_cast<int>(dst);
+    return {x.src, x.kind, &topo.route(x.src, to), topo.alone(x.src, to, kind.bytes, footprint)};
+  }
+  const Seen& see(const Topology& topo, const RankMessages::Msg& x, std::size_t dst,
+                  const Kind& kind, double footprint) {
+    if (src != x.src || this->kind != x.kind) *this = look(topo, x, dst, kind, footprint);
+    return *this;
+  }
+};
+constexpr std::size_t kSeen = 4;  // messages per rank and step whose lookups are kept
+
+// One step's messages over a topology, gathered from every rank: structure of arrays, reused
+// from step to step so pricing a step allocates nothing once the buffers have grown.
+struct StepScratch {
+  std::vector<int> src, dst;
+  std::vector<const Kind*> kind;
+  std::vector<const std::vector<RouteLink>*> route;
+  std::vector<Topology::Alone> alone;
+  std::vector<double> start, begin, served, own, time;
+  std::vector<int> used;  // the links this step's flows cross, to clear on_link after
+  std::vector<double> b, w, end, left;
+  std::vector<std::size_t> order, active;
+  void clear() {
+    src.clear();
+    dst.clear();
+    kind.clear();
+    route.clear();
+    alone.clear();
+  }
+};
+
 // One shared link serving its flows as a processor-sharing queue (SimGrid's fair sharing on a
 // lone bottleneck): flow i arrives at begin[i] (its latency behind it) with bytes[i] to move;
-// the link's bandwidth is split equally among the flows present. Returns each flow's end.
-std::vector<double> processor_sharing(const std::vector<double>& begin,
-                                      const std::vector<double>& bytes, double bandwidth) {
+// the link's bandwidth is split equally among the flows present. Writes each flow's end.
+void processor_sharing(const std::vector<double>& begin, const std::vector<double>& bytes,
+                       double bandwidth, StepScratch& s) {
   const std::size_t n = begin.size();
-  std::vector<std::size_t> order(n);
+  std::vector<double>& end = s.end;
+  end.assign(n, 0.0);
+  if (n == 1) {  // the loop below for one flow, to the bit: bandwidth / 1 is bandwidth
+    end[0] = begin[0] + bytes[0] / bandwidth;
+    return;
+  }
+  std::vector<std::size_t>& order = s.order;
+  order.resize(n);
   for (std::size_t i = 0; i < n; ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
     return begin[x] < begin[y] || (begin[x] == begin[y] && x < y);
   });
-  std::vector<double> end(n, 0.0), left = bytes;
-  std::vector<std::size_t> active;
+  std::vector<double>& left = s.left;
+  left = bytes;
+  std::vector<std::size_t>& active = s.active;
+  active.clear();
   std::size_t next = 0;
   double now = n ? begin[order[0]] : 0;
   while (next < n || !active.empty()) {
@@ -120,66 +232,119 @@ std::vector<double> processor_sharing(const std::vector<double>& begin,
       return true;
     });
   }
-  return end;
 }
 
-// One step's messages over a topology, each starting once both its ends have reached the step
-// (`start`): their times. A flow holds a link's bandwidth only after its latency and until it
-// ends (SimGrid's fluid model), so each shared link is served as a processor-sharing queue of
-// the flows crossing it, in their arrival order; a message ends when its last link has served
-// it, at least its time alone (per-size factors included), a peer read stretching that. Flows
-// in lockstep (equal starts and sizes) split the link for their whole life; flows entering a
-// step microseconds apart (groups of a ddl dimension that finished the previous one at
-// different times) overlap only in part, as in the simulation. Ranks' clocks drift apart, so
-// one rank's step may meet another's previous step on a link: a link serves a step's flows
-// only once it has served the earlier steps' (`link_free`), which keeps a saturated link's
-// throughput what it is.
-std::vector<double> step_times(const Topology& topo, const std::vector<Message>& ms,
-                               const std::vector<double>& start, double footprint,
-                               std::vector<std::vector<std::size_t>>& on_link,
-                               std::vector<double>& link_free) {
-  const std::size_t n = ms.size();
-  std::vector<double> begin(n), served(n), own(n);
-  std::vector<int> used;  // the links this step's flows cross, to clear on_link after
+// One step's messages over a topology (s.src .. s.route), each starting once both its ends
+// have reached the step (s.start): their times, in s.time. A flow holds a link's bandwidth
+// only after its latency and until it ends (SimGrid's fluid model), so each shared link is
+// served as a processor-sharing queue of the flows crossing it, in their arrival order; a
+// message ends when its last link has served it, at least its time alone (per-size factors
+// included), a peer read stretching that. Flows in lockstep (equal starts and sizes) split the
+// link for their whole life; flows entering a step microseconds apart (groups of a ddl
+// dimension that finished the previous one at different times) overlap only in part, as in the
+// simulation. Ranks' clocks drift apart, so one rank's step may meet another's previous step on
+// a link: a link serves a step's flows only once it has served the earlier steps'
+// (`link_free`), which keeps a saturated link's throughput what it is.
+void step_times(StepScratch& s, std::vector<std::vector<std::size_t>>& on_link,
+                std::vector<double>& link_free) {
+  const std::size_t n = s.src.size();
+  s.begin.resize(n);
+  s.served.resize(n);
+  s.own.resize(n);
+  s.used.clear();
   for (std::size_t i = 0; i < n; ++i) {
-    const Topology::Alone alone = topo.alone(ms[i].src, ms[i].dst, ms[i].bytes, footprint);
-    begin[i] = start[i] + alone.latency;
-    own[i] = alone.latency + alone.transfer;
-    served[i] = begin[i];
-    for (const RouteLink& l : *ms[i].route) {
+    const double bytes = s.kind[i]->bytes;
+    const Topology::Alone& alone = s.alone[i];
+    s.begin[i] = s.start[i] + alone.latency;
+    s.own[i] = alone.latency + alone.transfer;
+    s.served[i] = s.begin[i];
+    for (const RouteLink& l : *s.route[i]) {
       if (!l.shared) {
-        served[i] = std::max(served[i], begin[i] + ms[i].bytes / l.bandwidth);
+        s.served[i] = std::max(s.served[i], s.begin[i] + bytes / l.bandwidth);
         continue;
       }
       std::vector<std::size_t>& flows = on_link[static_cast<std::size_t>(l.id)];
-      if (flows.empty()) used.push_back(l.id);
+      if (flows.empty()) s.used.push_back(l.id);
       flows.push_back(i);
     }
   }
-  std::vector<double> b, w;
-  for (const int id : used) {
-    const std::vector<std::size_t>& flows = on_link[static_cast<std::size_t>(id)];
-    b.clear();
-    w.clear();
+  for (const int id : s.used) {
+    std::vector<std::size_t>& flows = on_link[static_cast<std::size_t>(id)];
+    s.b.clear();
+    s.w.clear();
     double bandwidth = 0;
     double& free = link_free[static_cast<std::size_t>(id)];
     for (const std::size_t i : flows) {
-      b.push_back(std::max(begin[i], free));
-      w.push_back(ms[i].bytes);
-      for (const RouteLink& l : *ms[i].route)
+      s.b.push_back(std::max(s.begin[i], free));
+      s.w.push_back(s.kind[i]->bytes);
+      for (const RouteLink& l : *s.route[i])
         if (l.id == id) bandwidth = l.bandwidth;
     }
-    const std::vector<double> end = processor_sharing(b, w, bandwidth);
+    processor_sharing(s.b, s.w, bandwidth, s);
     for (std::size_t k = 0; k < flows.size(); ++k) {
-      served[flows[k]] = std::max(served[flows[k]], end[k]);
-      free = std::max(free, end[k]);
+      s.served[flows[k]] = std::max(s.served[flows[k]], s.end[k]);
+      free = std::max(free, s.end[k]);
     }
-    on_link[static_cast<std::size_t>(id)].clear();
+    flows.clear();
   }
-  std::vector<double> time(n);
+  s.time.resize(n);
   for (std::size_t i = 0; i < n; ++i)
-    time[i] = std::max({served[i] - start[i], own[i], ms[i].peer_read * own[i]});
-  return time;
+    s.time[i] = std::max({s.served[i] - s.start[i], s.own[i], s.kind[i]->peer_read * s.own[i]});
+}
+
+// Each rank keeps its own clock: a step's message starts when both its ends have finished the
+// previous step, and a rank leaves a step after its last message and its reduce. The
+// schedule's time is the last rank's clock.
+double walk_topology(const Topology& topo, const std::vector<RankMessages>& ranks,
+                     const KindTable& kinds, std::size_t steps, double footprint, double gamma) {
+  const std::size_t p = ranks.size();
+  std::vector<std::vector<std::size_t>> on_link(static_cast<std::size_t>(topo.link_count()));
+  std::vector<double> link_free(on_link.size(), 0.0);  // when each link has served its flows
+  std::vector<double> clock(p, 0.0), next, reduced(p, 0.0);
+  std::vector<Cursor> cursor(p);
+  std::vector<Seen> last(p * kSeen);
+  StepScratch s;
+  for (std::size_t t = 0; t < steps; ++t) {
+    // The step's messages in the order of the rank-by-rank walk: by receiver, then as posted.
+    s.clear();
+    for (std::size_t r = 0; r < p; ++r) {
+      const RankMessages& m = ranks[r];
+      Cursor& c = cursor[r];
+      if (c.run == m.runs.size()) continue;
+      const RankMessages::Run& run = m.runs[c.run];
+      if (t < run.first) continue;
+      for (std::size_t k = 0; k < run.per_step; ++k) {
+        const RankMessages::Msg& x = m.msgs[c.msg++];
+        const Kind& kind = kinds[x.kind];
+        const Seen& seen = k < kSeen ? last[r * kSeen + k].see(topo, x, r, kind, footprint)
+                                     : Seen::look(topo, x, r, kind, footprint);
+        s.src.push_back(x.src);
+        s.dst.push_back(static_cast<int>(r));
+        s.kind.push_back(&kind);
+        s.route.push_back(seen.route);
+        s.alone.push_back(seen.alone);
+        if (kind.reduce) reduced[r] += kind.bytes;
+      }
+      if (t + 1 == run.first + run.steps) ++c.run;
+    }
+    const std::size_t n = s.src.size();
+    s.start.resize(n);
+    for (std::size_t i = 0; i < n; ++i)
+      s.start[i] = std::max(clock[static_cast<std::size_t>(s.src[i])],
+                            clock[static_cast<std::size_t>(s.dst[i])]);
+    step_times(s, on_link, link_free);
+    next = clock;
+    for (std::size_t i = 0; i < n; ++i)
+      for (const int r : {s.src[i], s.dst[i]}) {
+        double& slot = next[static_cast<std::size_t>(r)];
+        slot = std::max(slot, s.start[i] + s.time[i]);
+      }
+    for (std::size_t r = 0; r < p; ++r) {
+      clock[r] = next[r] + reduced[r] * gamma;
+      reduced[r] = 0;
+    }
+  }
+  return *std::max_element(clock.begin(), clock.end());
 }
 
 }  // namespace
@@ -196,24 +361,26 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
   if (!q.topology)
     for (int r = 0; r < p; ++r) coords.push_back(q.dims.coords(r));
   const int classes = q.dims.count();
-  // Per step: the slowest rank's time (no topology), or every message and each rank's reduced
-  // bytes (topology: flows are counted over all ranks before any message is priced).
+  // Per step the slowest rank's time (no topology); with a topology every rank's received
+  // messages (flows are counted over all ranks before any message is priced).
   std::vector<double> step_time;
-  std::vector<std::vector<Message>> step_messages;
-  std::vector<std::vector<double>> step_reduced;
+  std::vector<RankMessages> received(q.topology ? static_cast<std::size_t>(p) : 0);
+  KindTable kinds;
+  std::size_t longest = 0;
+  std::vector<RankMessages::Msg> mine;  // this rank's messages, before they are kept to size
   for (int r = 0; r < p; ++r) {
     const std::vector<Schedule> schedules = build(r);
     std::size_t steps = 0;
     for (const Schedule& s : schedules) steps = std::max(steps, s.size());
-    if (step_time.size() < steps) step_time.resize(steps, 0.0);
-    if (q.topology && step_messages.size() < steps) {
-      step_messages.resize(steps);
-      step_reduced.resize(steps, std::vector<double>(static_cast<std::size_t>(p), 0.0));
-    }
+    longest = std::max(longest, steps);
+    if (!q.topology && step_time.size() < steps) step_time.resize(steps, 0.0);
+    RankMessages* kept = q.topology ? &received[static_cast<std::size_t>(r)] : nullptr;
+    mine.clear();
     SentBytes sent;
     std::vector<ClassLoad> load(2 * static_cast<std::size_t>(classes));
     for (std::size_t t = 0; t < steps; ++t) {
       std::fill(load.begin(), load.end(), ClassLoad{});
+      const std::size_t before = mine.size();
       double reduced = 0;
       // Receives are posted first (execute()): a peer read is judged on the earlier steps' sends.
       for (const Schedule& s : schedules) {
@@ -228,8 +395,8 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
             factor = 1 + (c.peer_read(bytes) - 1) * share;
           }
           if (s[t].reduce) reduced += bytes;
-          if (q.topology) {
-            step_messages[t].push_back({&q.topology->route(x.peer, r), x.peer, r, bytes, factor});
+          if (kept) {
+            mine.push_back({x.peer, kinds.index({bytes, factor, s[t].reduce})});
             continue;
           }
           const int d = link_class(coords, x.peer, r);
@@ -243,7 +410,7 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
         for (const Transfer& x : s[t].sends) {
           if (x.bytes == 0) continue;
           if (c.peer_read) sent.add(x.offset, x.offset + x.bytes);
-          if (q.topology) continue;  // the receiver lists it
+          if (kept) continue;  // the receiver lists it
           const double bytes = static_cast<double>(x.bytes);
           const int d = link_class(coords, r, x.peer);
           const LinkCost l =
@@ -257,42 +424,22 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
         for (const Schedule& s : schedules)
           if (t < s.size())
             for (const Transfer& x : s[t].recvs) sent.remove(x.offset, x.offset + x.bytes);
-      if (q.topology) {
-        step_reduced[t][static_cast<std::size_t>(r)] = reduced;
+      if (kept) {
+        kept->count_step(t, mine.size() - before);
         continue;
       }
       double transfer = 0;
       for (const ClassLoad& l : load) transfer = std::max(transfer, l.time());
       step_time[t] = std::max(step_time[t], transfer + reduced * c.gamma);
     }
-  }
-  if (q.topology) {
-    // Each rank keeps its own clock: a step's message starts when both its ends have finished
-    // the previous step, and a rank leaves a step after its last message and its reduce. The
-    // schedule's time is the last rank's clock.
-    const Topology& topo = *q.topology;
-    std::vector<std::vector<std::size_t>> on_link(static_cast<std::size_t>(topo.link_count()));
-    std::vector<double> link_free(on_link.size(), 0.0);  // when each link has served its flows
-    std::vector<double> clock(static_cast<std::size_t>(p), 0.0), start;
-    for (std::size_t t = 0; t < step_messages.size(); ++t) {
-      const std::vector<Message>& ms = step_messages[t];
-      start.resize(ms.size());
-      for (std::size_t i = 0; i < ms.size(); ++i)
-        start[i] = std::max(clock[static_cast<std::size_t>(ms[i].src)],
-                            clock[static_cast<std::size_t>(ms[i].dst)]);
-      const std::vector<double> time =
-          step_times(topo, ms, start, static_cast<double>(q.bytes), on_link, link_free);
-      std::vector<double> next = clock;
-      for (std::size_t i = 0; i < ms.size(); ++i)
-        for (const int r : {ms[i].src, ms[i].dst}) {
-          double& slot = next[static_cast<std::size_t>(r)];
-          slot = std::max(slot, start[i] + time[i]);
-        }
-      for (std::size_t r = 0; r < next.size(); ++r)
-        clock[r] = next[r] + step_reduced[t][r] * c.gamma;
+    if (kept) {
+      kept->msgs.assign(mine.begin(), mine.end());  // to size: what is kept for every rank
+      kept->runs.shrink_to_fit();
     }
-    return *std::max_element(clock.begin(), clock.end());
   }
+  if (q.topology)
+    return walk_topology(*q.topology, received, kinds, longest, static_cast<double>(q.bytes),
+                         c.gamma);
   double total = 0;
   for (const double s : step_time) total += s;
   return total;

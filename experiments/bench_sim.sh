@@ -13,6 +13,19 @@
 # past it is recorded as "timeout", not waited for), GPUS (subset of "256 1024 4096"; empty with
 # PROFILE=1: profiles only).
 # The 4096-GPU ring simulates 33.5 million messages, so it runs once, not REPS times.
+# SMPI=1 (the default) also runs SimGrid's own SMPI on the same platform files, as the peer to
+# compare with: experiments/sim_speed/smpi_allreduce.c (built here with Debian's smpicc) does one
+# MPI_Allreduce of 100 MB under smpirun, timing-only (SMPI_SHARED_MALLOC buffers, no payload),
+# with SMPI's ring (--cfg=smpi/allreduce:lr) or Rabenseifner (rab), on SimGrid's settings that
+# ddlsim uses (CM02, no TCP window, no cross traffic), one rank per GPU host in rank order;
+# ddlsim's counterpart (ring for lr, rhd for rab) runs beside it. SMPI_CASES lists GPUS:ALGO
+# (default "64:lr 64:rab 256:lr"; 1024:lr is accepted but has not completed here; rab keeps its own full-size temporary buffers per rank:
+# 5.9 GB at 64 ranks, about 24 GB at 256, past this machine's memory), SMPI_TIMEOUT caps each
+# SMPI run (default 600 s). SMPI maps each rank's shared buffers again, so its max RSS counts the
+# same pages once per rank (52 GB at 256 ranks); its memory is given as the peak PSS as well.
+# Shared blocks of 128 MB (smpi/shared-malloc-blocksize) map each buffer once: with the default
+# 1 MB, 1024 ranks passed the kernel's vm.max_map_count and smpirun aborted (with 128 MB blocks
+# it has run at 64 ranks, not yet at 1024).
 # PROFILE=1 also profiles: callgrind on the reduced cases (256-GPU ring, 1024-GPU ddl), perf on
 # the full-size ones (1024-GPU ring, 4096-GPU ddl and ring; each stopped after PROFILE_LIMIT s,
 # default 240), and what-if runs without the FATPIPE links.
@@ -31,6 +44,9 @@ EXACT=${EXACT:-0}
 EXACT_FLAG=()
 [ "$EXACT" = 1 ] && EXACT_FLAG=(--exact)
 OUT=${OUT:-experiments/results}
+SMPI=${SMPI:-1}
+SMPI_CASES=${SMPI_CASES-64:lr 64:rab 256:lr}
+SMPI_TIMEOUT=${SMPI_TIMEOUT:-600}
 DDLSIM=$BUILD/bin/ddlsim
 
 [ -x "$DDLSIM" ] || { echo "bench_sim.sh: $DDLSIM is missing: run make first (or set BUILD=dir)" >&2; exit 1; }
@@ -42,6 +58,13 @@ command -v timeout > /dev/null || { echo "bench_sim.sh: 'timeout' (coreutils) is
 if [ "$PROFILE" = 1 ]; then
   command -v valgrind > /dev/null || { echo "bench_sim.sh: PROFILE=1 needs valgrind (Debian package valgrind)" >&2; exit 1; }
 fi
+if [ "$SMPI" = 1 ]; then
+  for t in smpicc smpirun; do
+    command -v $t > /dev/null || { echo "bench_sim.sh: SMPI=1 needs $t (Debian package libsimgrid-dev)" >&2; exit 1; }
+  done
+fi
+case $SMPI_TIMEOUT in '' | *[!0-9]* | 0)
+  echo "bench_sim.sh: SMPI_TIMEOUT must be a positive number of seconds, got '$SMPI_TIMEOUT'" >&2; exit 1 ;; esac
 case $REPS in '' | *[!0-9]* | 0) echo "bench_sim.sh: REPS must be a positive integer, got '$REPS'" >&2; exit 1 ;; esac
 case $CASE_TIMEOUT in '' | *[!0-9]* | 0)
   echo "bench_sim.sh: CASE_TIMEOUT must be a positive number of seconds, got '$CASE_TIMEOUT'" >&2; exit 1 ;; esac
@@ -50,7 +73,7 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 143' INT TERM
 mkdir -p "$OUT"
-RUNS=$WORK/runs.tsv  # gpus algo platform_label rep wall_s max_rss_kb sim_time_us dims load1 status cpu_s
+RUNS=$WORK/runs.tsv  # gpus algo platform_label rep wall_s max_rss_kb sim_time_us dims load1 status cpu_s max_pss_kb
 COMMANDS=$WORK/commands.txt
 : > "$RUNS"
 : > "$COMMANDS"
@@ -59,6 +82,7 @@ STARTED=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 
 platform_for() {  # gpus -> platform file (4096 GPUs: generated now into $WORK, never checked in)
   case $1 in
+    64) echo platforms/s822lc_16.xml ;;
     256) echo platforms/s822lc_64.xml ;;
     1024) echo platforms/s822lc_256.xml ;;
     4096)
@@ -69,7 +93,7 @@ platform_for() {  # gpus -> platform file (4096 GPUs: generated now into $WORK, 
         "${cmd[@]}" > /dev/null
       fi
       echo "$f" ;;
-    *) echo "bench_sim.sh: no platform for $1 GPUs (GPUS takes 256, 1024, 4096)" >&2; exit 1 ;;
+    *) echo "bench_sim.sh: no platform for $1 GPUs (GPUS and SMPI_CASES take 64, 256, 1024, 4096)" >&2; exit 1 ;;
   esac
 }
 
@@ -103,7 +127,7 @@ run_once() {  # gpus algo platform rep
   [ -n "$dims" ] || dims=$(sed -n 's/.*<prop id="ddl_dims" value="\([0-9x]*\)".*/\1/p' "$platform" | head -1)
   local label=$platform
   [ "$gpus" = 4096 ] && label="generated s822lc --nodes 1024"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$gpus" "$algo" "$label" "$rep" "$wall" "$rss" \
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t-\n' "$gpus" "$algo" "$label" "$rep" "$wall" "$rss" \
     "${sim:--}" "${dims:--}" "$load1" "$status" "$cpu" >> "$RUNS"
   echo "  $gpus GPUs $algo run $rep: ${wall} s wall, $cpu s CPU, $((rss / 1024)) MB, load $load1, $status" >&2
 }
@@ -120,6 +144,83 @@ for gpus in $GPUS; do
     done
   done
 done
+
+# SimGrid's SMPI beside ddlsim, same platform files. A hostfile lists the GPU hosts in rank
+# order (their ddl_rank), so SMPI's rank r runs where ddlsim's rank r does.
+tree_pss_kb() {  # pid -> PSS of it and its descendants, kB (shared pages counted once)
+  local total kid
+  total=$(awk '/^Pss:/ { print $2 }' "/proc/$1/smaps_rollup" 2> /dev/null || true)
+  total=${total:-0}
+  for kid in $(pgrep -P "$1" || true); do total=$((total + $(tree_pss_kb "$kid"))); done
+  echo "$total"
+}
+run_smpi() {  # gpus algo platform
+  local gpus=$1 algo=$2 platform=$3 tv=$WORK/time.txt log=$WORK/smpi.out status=ok
+  local hosts=$WORK/hosts_$gpus.txt bin=$WORK/smpi_allreduce
+  if [ ! -x "$bin" ]; then
+    local cc=(smpicc -O2 -o "$bin" experiments/sim_speed/smpi_allreduce.c)
+    echo "${cc[*]}" | sed "s|$WORK|\$TMP|g" >> "$COMMANDS"
+    "${cc[@]}"
+  fi
+  if [ ! -f "$hosts" ]; then
+    sed -n 's/.*<host id="\([^"]*\)".*<prop id="ddl_rank" value="\([0-9]*\)".*/\2 \1/p' "$platform" |
+      sort -n | cut -d' ' -f2 > "$hosts"
+    echo "sed -n 's/.*<host id=\"\\([^\"]*\\)\".*<prop id=\"ddl_rank\" value=\"\\([0-9]*\\)\".*/\\2 \\1/p' $platform | sort -n | cut -d' ' -f2 > $hosts" |
+      sed "s|$WORK|\$TMP|g" >> "$COMMANDS"
+    [ "$(wc -l < "$hosts")" = "$gpus" ] || {
+      echo "bench_sim.sh: $platform has $(wc -l < "$hosts") GPU hosts with ddl_rank, not $gpus" >&2; exit 1; }
+  fi
+  local cmd=(smpirun -np "$gpus" -platform "$platform" -hostfile "$hosts" --cfg=smpi/allreduce:"$algo"
+    --cfg=network/model:CM02 --cfg=network/TCP-gamma:1e18 --cfg=network/crosstraffic:0
+    --cfg=smpi/shared-malloc:global --cfg=smpi/shared-malloc-blocksize:134217728
+    --cfg=smpi/simulate-computation:no --log=root.thresh:warning
+    "$bin" 104857600)
+  echo "/usr/bin/time -v timeout -k 10 $SMPI_TIMEOUT ${cmd[*]}" | sed "s|$WORK|\$TMP|g" >> "$COMMANDS"
+  local load1 pss=0 now
+  load1=$(cut -d' ' -f1 /proc/loadavg)
+  /usr/bin/time -v -o "$tv" timeout -k 10 "$SMPI_TIMEOUT" "${cmd[@]}" > "$log" 2> "$WORK/smpi.err" &
+  local pid=$!
+  while kill -0 "$pid" 2> /dev/null; do  # the peak PSS, sampled twice a second
+    now=$(tree_pss_kb "$pid")
+    [ "$now" -gt "$pss" ] && pss=$now
+    sleep 0.5
+  done
+  set +e
+  wait "$pid"
+  local rc=$?
+  set -e
+  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+    status=timeout
+  elif [ "$rc" != 0 ]; then
+    echo "bench_sim.sh: smpirun failed (exit $rc) for $gpus GPUs, $algo:" >&2
+    cat "$WORK/smpi.err" >&2
+    exit 1
+  fi
+  local wall rss cpu sim
+  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tv" |
+    awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
+  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
+  cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$tv")
+  sim=$(awk '$1 == "simulated_us" { print $2 }' "$log")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$gpus" "smpi-$algo" "$platform" 1 "$wall" "$rss" \
+    "${sim:--}" "-" "$load1" "$status" "$cpu" "$pss" >> "$RUNS"
+  echo "  $gpus GPUs SMPI $algo: ${wall} s wall, $cpu s CPU, PSS $((pss / 1024)) MB, $status" >&2
+}
+if [ "$SMPI" = 1 ]; then
+  for c in $SMPI_CASES; do
+    gpus=${c%%:*} algo=${c#*:}
+    case $algo in
+      lr) ours=ring ;;
+      rab) ours=rhd ;;
+      *) echo "bench_sim.sh: SMPI_CASES takes GPUS:lr or GPUS:rab, got '$c'" >&2; exit 1 ;;
+    esac
+    platform=$(platform_for "$gpus")
+    run_smpi "$gpus" "$algo" "$platform"
+    # ddlsim's counterpart on the same file, unless the main cases ran it already.
+    awk -F'\t' -v g="$gpus" -v a="$ours" '$1 == g && $2 == a { found = 1 } END { exit !found }' "$RUNS" ||
+      run_once "$gpus" "$ours" "$platform" 1
+  done
+fi
 
 # Where the time goes. callgrind counts instructions exactly but runs ~50x slower, so it gets the
 # reduced cases; perf samples the full-size ones at native speed. Self costs are then grouped
@@ -228,7 +329,7 @@ fi
 # GPUS='' PROFILE=1 runs the profiles alone and leaves the timing results as they are.
 [ -s "$RUNS" ] || { echo "bench_sim.sh: no timing cases run (GPUS is empty)" >&2; exit 0; }
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
-EXACT=$EXACT python3 - "$RUNS" "$COMMANDS" "$OUT" "$STARTED" "$LOAD_BEFORE" "$LOAD_AFTER" "$REPS" "$CASE_TIMEOUT" \
+EXACT=$EXACT SMPI_TIMEOUT=$SMPI_TIMEOUT python3 - "$RUNS" "$COMMANDS" "$OUT" "$STARTED" "$LOAD_BEFORE" "$LOAD_AFTER" "$REPS" "$CASE_TIMEOUT" \
   "$(nproc)" "$(uname -srm)" "$(pkg-config --modversion simgrid 2> /dev/null || echo unknown)" \
   "$(grep -m1 CMAKE_BUILD_TYPE: "$BUILD/CMakeCache.txt" 2> /dev/null | cut -d= -f2)" <<'PY'
 import csv, os, statistics, sys
@@ -238,15 +339,16 @@ TARGET_S = {(256, "ring"): 0.2, (1024, "ring"): 2.0, (1024, "ddl"): 0.5, (4096, 
 TARGET_RSS_MB = 1024
 cases = {}
 for row in csv.reader(open(runs_file), delimiter="\t"):
-    gpus, algo, platform, rep, wall, rss, sim, dims, load1, status, cpu = row
+    gpus, algo, platform, rep, wall, rss, sim, dims, load1, status, cpu, pss = row
     c = cases.setdefault((int(gpus), algo), dict(platform=platform, walls=[], rss=[], sim=sim, dims=dims,
-                                                loads=[], timeout=False, cpus=[]))
+                                                loads=[], timeout=False, cpus=[], pss=[]))
+    if pss != "-": c["pss"].append(int(pss))
     c["walls"].append(float(wall)); c["rss"].append(int(rss)); c["loads"].append(load1); c["cpus"].append(float(cpu))
     c["timeout"] |= status == "timeout"
     if sim != "-": c["sim"], c["dims"] = sim, dims
 
 def messages(gpus, algo, dims):
-    if algo == "ring": return gpus * 2 * (gpus - 1)                    # 2(p-1) sends per rank
+    if algo in ("ring", "smpi-lr"): return gpus * 2 * (gpus - 1)       # 2(p-1) sends per rank
     if algo == "ddl" and dims != "-":                                   # 2 sum(d_i - 1) per rank
         return gpus * 2 * sum(int(d) - 1 for d in dims.split("x"))
     return None
@@ -254,21 +356,24 @@ def messages(gpus, algo, dims):
 rows = []
 for (gpus, algo), c in sorted(cases.items()):
     med = "timeout" if c["timeout"] else f"{statistics.median(c['walls']):.2f}"
-    runs = ";".join(f"{w:.2f}" for w in c["walls"]) + (f" (killed at {timeout} s)" if c["timeout"] else "")
+    cap = os.environ["SMPI_TIMEOUT"] if algo.startswith("smpi-") else timeout
+    runs = ";".join(f"{w:.2f}" for w in c["walls"]) + (f" (killed at {cap} s)" if c["timeout"] else "")
     rss_mb = max(c["rss"]) / 1024
     msgs = messages(gpus, algo, c["dims"])
     rows.append(dict(gpus=gpus, algo=algo, platform=c["platform"], wall_s_median=med, wall_s_runs=runs,
                      max_rss_mb=f"{rss_mb:.0f}", cpu_s_median=f"{statistics.median(c['cpus']):.2f}", sim_time_us=c["sim"] if not c["timeout"] else "timeout",
                      messages_if_known=msgs if msgs is not None else "", loads=",".join(c["loads"]),
-                     dims=c["dims"], timed_out=c["timeout"], med=None if c["timeout"] else float(med), rss=rss_mb))
+                     dims=c["dims"], timed_out=c["timeout"], med=None if c["timeout"] else float(med), rss=rss_mb,
+                     max_pss_mb=f"{max(c['pss']) / 1024:.0f}" if c["pss"] else ""))
 
 fields = ["gpus", "algo", "platform", "wall_s_median", "wall_s_runs", "max_rss_mb", "sim_time_us", "messages_if_known",
-          "cpu_s_median"]
+          "cpu_s_median", "max_pss_mb"]
 with open(os.path.join(out, "bench_sim.csv"), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     w.writeheader(); w.writerows(rows)
 
 def verdict(r):
+    if r["algo"].startswith("smpi-"): return "peer (SimGrid SMPI)"
     target = TARGET_S.get((r["gpus"], r["algo"]))
     parts = []
     if target is not None:
@@ -287,17 +392,23 @@ L = ["# Simulator benchmark: one 100 MB allreduce, timing-only mode", "",
      "## Commands", "", "```"] + open(commands_file).read().splitlines() + ["```", "",
      "`$TMP` is a temporary directory; the 4096-GPU platform is generated there, not checked in.", "",
      "## Results", "",
-     "| GPUs | algo | dims | wall s (median) | runs (s) | CPU s (median) | max RSS MB | simulated us | messages | wall us / message | load (1 min) per run | target |",
-     "|---:|---|---|---:|---|---:|---:|---:|---:|---:|---|---|"]
+     "| GPUs | algo | dims | wall s (median) | runs (s) | CPU s (median) | max RSS MB | max PSS MB | simulated us | messages | wall us / message | load (1 min) per run | target |",
+     "|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|"]
 for r in rows:
     per = (f"{r['med'] * 1e6 / r['messages_if_known']:.2f}" if r["med"] is not None and r["messages_if_known"] else "")
     msgs = f"{r['messages_if_known']:,}" if r["messages_if_known"] != "" else ""
-    L.append(f"| {r['gpus']} | {r['algo']} | {r['dims']} | {r['wall_s_median']} | {r['wall_s_runs']} | {r['cpu_s_median']} | {r['max_rss_mb']} |"
+    L.append(f"| {r['gpus']} | {r['algo']} | {r['dims']} | {r['wall_s_median']} | {r['wall_s_runs']} | {r['cpu_s_median']} | {r['max_rss_mb']} | {r['max_pss_mb']} |"
              f" {r['sim_time_us']} | {msgs} | {per} | {r['loads']} | {verdict(r)} |")
 L += ["", "Messages are the point-to-point sends of every step (ring 2(p-1) per rank, ddl 2 sum(d_i - 1) per"
       " rank), also where step extrapolation plays only some of them. Wall time"
       " includes loading the platform and process start-up. CPU s is user + system time: on this shared"
-      " machine it is steadier than wall time (a timed-out run's CPU time is up to the kill).", ""]
+      " machine it is steadier than wall time (a timed-out run's CPU time is up to the kill).",
+      "", "smpi-lr and smpi-rab are SimGrid's own SMPI (smpirun, --cfg=smpi/allreduce:lr or rab) on the same"
+      " platform file, one run each: MPI_Allreduce of 100 MB, timing-only (SMPI_SHARED_MALLOC), simulated time"
+      " from the first rank leaving a barrier to the last leaving the allreduce; reductions cost no simulated"
+      " time there (smpi/simulate-computation:no), ddlsim charges each GPU's γ. SMPI maps every rank's shared"
+      " buffers again, so its max RSS counts the same pages once per rank; max PSS (sampled twice a second)"
+      " counts them once.", ""]
 analysis = "experiments/results/bench_sim_analysis.md"  # hand-written, kept beside the results
 if os.path.exists(analysis):
     L += open(analysis).read().splitlines()

@@ -68,6 +68,52 @@ std::vector<std::string> candidate_variants(const std::string& algo, const Searc
   return out;
 }
 
+std::size_t largest_transfer(const std::string& algo, const Dims& grid, std::size_t bytes) {
+  const AlgorithmSpec spec = parse_algorithm_spec(algo);
+  const int ranks = grid.rank_count();
+  const auto up = [](std::size_t n, std::size_t d) { return (n + d - 1) / d; };
+  if (spec.name == "ring") return up(bytes, static_cast<std::size_t>(ranks));
+  if (spec.name == "rhd") return is_power_of_two(ranks) ? up(bytes, 2) : bytes;
+  if (spec.name == "ddl") {
+    const Dims dims = spec.dims.value_or(grid);
+    const int k = dims.count();
+    const int rings = spec.rings.value_or(1);
+    // Slice j starts in dimension j mod k: the largest first piece is that of the starting
+    // dimension that divides the slice least.
+    std::size_t divisor = 0;
+    for (int d = 0; d < std::min(rings, k); ++d) {
+      const bool hd = !spec.methods.empty() &&
+                      spec.methods[static_cast<std::size_t>(d)] == IntraMethod::halving_doubling;
+      const auto f = static_cast<std::size_t>(hd ? 2 : dims.extent(d));
+      divisor = divisor == 0 ? f : std::min(divisor, f);
+    }
+    return up(up(bytes, static_cast<std::size_t>(rings)), divisor);
+  }
+  return bytes;
+}
+
+std::vector<std::string> segment_variants(const std::string& algo, const Dims& grid,
+                                          std::size_t bytes, const SearchSpace& space) {
+  const AlgorithmSpec base = parse_algorithm_spec(algo);
+  if (base.segment_bytes) return {};
+  std::vector<std::size_t> segments = space.segments;
+  std::sort(segments.begin(), segments.end());
+  segments.erase(std::unique(segments.begin(), segments.end()), segments.end());
+  const std::size_t largest = largest_transfer(algo, grid, bytes);
+  std::vector<std::size_t> below;
+  for (const std::size_t s : segments)
+    if (s > 0 && s < largest) below.push_back(s);
+  if (below.size() > kSegmentVariants)
+    below.erase(below.begin(), below.end() - static_cast<std::ptrdiff_t>(kSegmentVariants));
+  std::vector<std::string> out;
+  for (const std::size_t s : below) {
+    AlgorithmSpec v = base;
+    v.segment_bytes = s;
+    out.push_back(v.to_string());
+  }
+  return out;
+}
+
 std::size_t confirmed_count(const std::vector<double>& ascending_prices, std::size_t confirm) {
   const std::size_t first = std::min(confirm, ascending_prices.size());
   if (first == 0) return 0;

@@ -6,12 +6,17 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/dims.hpp"
+
 namespace ddl {
 
 struct SearchSpace {
   int max_dims = 4;              // ddl's grids: every ordered factorization into <= max_dims
   std::vector<int> rings{1, 2};  // ddl's ring counts (above 1 only for grids of >= 2 dims)
   bool both_orders = true;       // halving-doubling near-first and far-first
+  // Segment sizes (Options::segment_bytes) tried on the best simulated candidates of a size.
+  std::vector<std::size_t> segments{std::size_t{64} << 10, std::size_t{256} << 10,
+                                    std::size_t{1} << 20, std::size_t{4} << 20};
 };
 
 // ring, rhd (both orders), dbtree, hier (on the tool's grid), and ddl over every factorization
@@ -24,6 +29,29 @@ std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& spac
 // halving-doubling occurs), alone and combined. The planner prices the base space first and
 // only the variants of what survives, since rings and order refine a grid and method choice.
 std::vector<std::string> candidate_variants(const std::string& algo, const SearchSpace& space);
+
+// An upper bound of the largest transfer one rank makes in `algo`'s allreduce of `bytes` on the
+// machine grid `grid` (its rank count; ddl's and hier's grid when the string names none):
+// ring's block (bytes / ranks), rhd's half on a power of two, ddl's first piece (its slice
+// divided by the extent of the dimension a slice starts in, or 2 where that dimension is hd),
+// and the whole buffer for everything else (rhd's fix-up for non-powers of two, dbtree's and
+// hier's chunks, whose default counts the segment replaces).
+std::size_t largest_transfer(const std::string& algo, const Dims& grid, std::size_t bytes);
+
+// Segment sizes tried per candidate: the largest ones below its largest transfer. The executor
+// keeps two segments in flight, so a few segments already hide most of a transfer's reduction,
+// while every further one adds a message (and simulation time: 64 KB segments of ddl's 64 MB
+// pieces at 256 ranks took minutes).
+constexpr std::size_t kSegmentVariants = 2;
+
+// The segmented variants of `algo` at `bytes`: `algo` with the kSegmentVariants largest of
+// space.segments below its largest transfer (a segment at least that large cuts nothing),
+// ascending; none when `algo` names a segment already. The model does not price the
+// executor's segments (every transfer cut and pipelined against its reduction: the same
+// schedule), so segment sizes are settled by simulation, on the best few candidates a size's
+// first simulation found.
+std::vector<std::string> segment_variants(const std::string& algo, const Dims& grid,
+                                          std::size_t bytes, const SearchSpace& space);
 
 // How many of a size's candidates, priced by the model in ascending order, are simulated: the
 // best `confirm`, and those priced within kModelTie of the `confirm`-th, at most kMaxConfirm in

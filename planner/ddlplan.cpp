@@ -6,7 +6,9 @@
 // contention-aware model (algorithms/schedule_cost.hpp over the platform's routes) at four
 // anchor sizes; the best --keep at any anchor, with their variants (rings 2, far-first), are
 // priced at every size; the best --confirm per size (and those priced within 2 % of the last,
-// candidates.hpp) are simulated; the fastest simulated wins.
+// candidates.hpp) are simulated; then the best kSegmentBases simulated per size are simulated
+// again with each --segments size below their largest transfer (the model does not see the
+// executor's segments); the fastest simulated wins.
 #include <unistd.h>
 
 #include <algorithm>
@@ -42,6 +44,28 @@ using Clock = std::chrono::steady_clock;
 
 // Simulated times this close count as a tie (the simulation is deterministic: no noise).
 constexpr double kTie = 0.001;
+// Per size, the fastest simulated candidates whose segmented variants are simulated too.
+constexpr std::size_t kSegmentBases = 2;
+
+// "64K,256K,1M" -> sizes; "none" -> no segment search.
+std::vector<std::size_t> parse_segments(const std::string& text) {
+  std::vector<std::size_t> out;
+  if (text == "none") return out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma - start);
+    if (item.empty())
+      throw InvalidArgument("--segments '" + text +
+                            "': an empty size (give sizes as 64K,1M or none)");
+    const std::size_t bytes = harness::parse_size(item);
+    if (bytes == 0) throw InvalidArgument("--segments '" + text + "': a segment of 0 bytes");
+    out.push_back(bytes);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
 
 struct Progress {
   Clock::time_point start = Clock::now();
@@ -55,7 +79,8 @@ void print_help(std::ostream& out, const po::options_description& desc) {
   out << "Usage: ddlplan --platform FILE --out PLAN.json [options]\n\n"
          "Searches algorithm x dims x per-dimension method x rings x halving-doubling order for\n"
          "each size, prunes with the contention-aware cost model, confirms the best by\n"
-         "simulation, and writes the plan (size ranges -> algorithm string) as JSON.\n\n"
+         "simulation, simulates the best two again with each --segments size, and writes the\n"
+         "plan (size ranges -> algorithm string) as JSON.\n\n"
       << desc
       << "\nExamples:\n"
          "  ddlplan --platform platforms/s822lc_64.xml -b 8 -e 256M --out s822lc_64.plan.json\n"
@@ -69,7 +94,7 @@ int run(int argc, char** argv) {
       ("help,h", "this help")
       ("platform", po::value<std::string>(), "SimGrid platform file (required)")
       ("out", po::value<std::string>(), "plan file to write (required unless --list)")
-      ("list", "print the whole search space (one algorithm string a line) and exit")
+      ("list", "print the search space (one algorithm string a line; not the segment sizes, tried per size) and exit")
       ("dims", po::value<std::string>(), "the machine grid (default: the platform's)")
       ("minbytes,b", po::value<std::string>()->default_value("8"), "smallest size")
       ("maxbytes,e", po::value<std::string>()->default_value("256M"), "largest size")
@@ -77,6 +102,7 @@ int run(int argc, char** argv) {
       ("max-dims", po::value<std::string>()->default_value("4"), "ddl grids of at most this many dims (1..4)")
       ("keep", po::value<std::string>()->default_value("12"), "candidates kept per anchor size by the model")
       ("confirm", po::value<std::string>()->default_value("3"), "candidates simulated per size (1..50), with those priced within 2 % of the last (50 at most)")
+      ("segments", po::value<std::string>()->default_value("64K,256K,1M,4M"), "segment sizes simulated on the best 2 simulated per size (below their largest transfer), or none")
       ("jobs", po::value<std::string>(), "simulations at once (default: the CPUs)")
       ("timeout", po::value<std::string>()->default_value("600"), "seconds per size's simulation");
   // clang-format on
@@ -104,6 +130,7 @@ int run(int argc, char** argv) {
   SearchSpace space;
   space.max_dims =
       static_cast<int>(harness::parse_integer(vm["max-dims"].as<std::string>(), "max-dims", 1, 4));
+  space.segments = parse_segments(vm["segments"].as<std::string>());
   const auto keep = static_cast<std::size_t>(
       harness::parse_integer(vm["keep"].as<std::string>(), "keep", 1, 1000));
   const auto confirm = static_cast<std::size_t>(
@@ -215,10 +242,47 @@ int run(int argc, char** argv) {
   }
   progress("model: " + std::to_string(shortlist.size()) + " shortlisted at every size");
   // Stage 3: simulate.
-  const auto times = planner::simulate_jobs(
+  auto times = planner::simulate_jobs(
       platform, options, sim_jobs, jobs, timeout, [&](std::size_t done, std::size_t total) {
         progress("simulated " + std::to_string(done) + "/" + std::to_string(total) + " sizes");
       });
+  // Stage 4: the segmented variants of each size's fastest kSegmentBases, simulated.
+  std::vector<planner::SimulationJob> segment_jobs;
+  std::vector<std::size_t> segment_size_index;
+  std::size_t variants = 0;
+  for (std::size_t i = 0; i < sizes.size(); ++i) {
+    const auto& algos = sim_jobs[i].algorithms;
+    std::vector<std::size_t> order(algos.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return times[i][x] < times[i][y]; });
+    planner::SimulationJob job{sizes[i], {}};
+    for (std::size_t k = 0; k < std::min(kSegmentBases, order.size()); ++k)
+      for (const std::string& v : segment_variants(algos[order[k]], dims, sizes[i], space))
+        if (std::find(algos.begin(), algos.end(), v) == algos.end()) job.algorithms.push_back(v);
+    if (job.algorithms.empty()) continue;
+    variants += job.algorithms.size();
+    segment_jobs.push_back(std::move(job));
+    segment_size_index.push_back(i);
+  }
+  if (!segment_jobs.empty()) {
+    progress("segments: " + std::to_string(variants) + " segmented variants at " +
+             std::to_string(segment_jobs.size()) + " sizes");
+    const auto segment_times = planner::simulate_jobs(
+        platform, options, segment_jobs, jobs, timeout, [&](std::size_t done, std::size_t total) {
+          progress("simulated segments at " + std::to_string(done) + "/" + std::to_string(total) +
+                   " sizes");
+        });
+    for (std::size_t j = 0; j < segment_jobs.size(); ++j) {
+      const std::size_t i = segment_size_index[j];
+      for (std::size_t k = 0; k < segment_jobs[j].algorithms.size(); ++k) {
+        const std::string& v = segment_jobs[j].algorithms[k];
+        sim_jobs[i].algorithms.push_back(v);
+        times[i].push_back(segment_times[j][k]);
+        model_us[i].push_back(price(v, sizes[i]) * 1e6);
+      }
+    }
+  }
   PlanFile file;
   file.platform = platform.file;
   file.dims = dims.to_string();

@@ -64,14 +64,18 @@ def main() -> int:
            "- *plan*: `ddlplan` (defaults: 4 anchor sizes priced over the whole base space, the "
            "best 12 per anchor and their ring/order variants priced at every size, the best 3 "
            "per size and those priced within 2 % of the 3rd (50 at most) "
-           "simulated), then `ddlsim --algo auto --plan FILE`; *gap* is its excess.",
+           "simulated, then the fastest 2 simulated again with each segment size of 64K, 256K, "
+           "1M, 4M, the two largest below their largest transfer), then `ddlsim --algo "
+           "auto --plan FILE`; *gap* is its excess.",
            "- *exhaustive*: every algorithm string of `ddlplan --list --max-dims M` (ring, rhd "
            "both orders, dbtree, hier, ddl over every ordered factorization into at most M dims "
            "x per-dimension ring/hd (hd on power-of-two extents above 2: on 2 ranks it is "
            "ring's exchange) x rings 1, 2 (2+ dims) x order near/far (where hd occurs)), plus "
            "`ddl` on the "
-           "platform's own grid and the plan's choices, each simulated at every size. Segment "
-           "sizes are not in the space (every candidate runs the tools' default segment).",
+           "platform's own grid and the plan's choices (segmented ones included), each simulated "
+           "at every size. Segment sizes are not in the exhaustive space otherwise (its "
+           "candidates run unsegmented): a segmented choice is compared with the unsegmented "
+           "space and with itself.",
            "- *alpha-beta*: the plain alpha-beta-gamma argmin over the registered algorithms "
            "(what `auto` picked before the contention-aware model); *model auto*: `ddlsim --algo "
            "auto` without a plan (the contention-aware argmin over the registered algorithms).",

@@ -83,8 +83,11 @@ command="experiments/planner/evaluate.sh BUILD (JOBS=$jobs; BUILD: a Release bui
   "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" \
   "${platforms[@]%%:*}" > "$tmp/result/evaluation.md"
 mv "$tmp/evaluation.csv" "$tmp/result/evaluation.csv"
+# The emulated cluster's measurements (cluster_eval.sh) are kept, and their section with them.
+[[ -d $out/cluster ]] && mv "$out/cluster" "$tmp/result/cluster"
 rm -rf "$out"
 mkdir -p "$(dirname "$out")"
 mv "$tmp/result" "$out"
+[[ -f $out/cluster/summary.md ]] && /usr/bin/python3 "$here/cluster_eval.py" --insert "$out/cluster"
 say "wrote $out"
 tail -n 1 "$out/evaluation.md"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A plan ddlplan made on the simulated S822LC node (s822lc_1.plan.json, 4 GPUs) runs unchanged
-# in ddlrun on 4 MPI ranks: every size exact, and auto runs what the plan names.
+# A plan ddlplan made on the simulated S822LC node (s822lc_1.plan.json, 4 GPUs: `ddlplan
+# --platform platforms/s822lc_1.xml -b 8 -e 16M -f 8`; its 16 MB entry is segmented) runs
+# unchanged in ddlrun on 4 MPI ranks: every size exact, and auto runs what the plan names.
 # Usage: plan_in_ddlrun.sh PLAN MPIRUN-AND-ITS-ARGS... -- DDLRUN
 set -euo pipefail
 plan=$1
@@ -8,13 +9,14 @@ shift
 mpirun=()
 while [[ $1 != -- ]]; do mpirun+=("$1"); shift; done
 ddlrun=$2
-out=$("${mpirun[@]}" -np 4 "$ddlrun" --algo auto --plan "$plan" -b 8 -e 2M -f 8 -c 1 -n 1 -w 0 \
+grep -q '"algorithm": "[^"]*segment=' "$plan" || { echo "$plan names no segmented algorithm"; exit 1; }
+out=$("${mpirun[@]}" -np 4 "$ddlrun" --algo auto --plan "$plan" -b 8 -e 16M -f 8 -c 1 -n 1 -w 0 \
   --format csv)
 /usr/bin/python3 - "$out" <<'PY'
 import csv, io, sys
 rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
-assert len(rows) == 7, rows
+assert len(rows) == 8, rows
 for r in rows:
     assert r["algo"] == "auto" and r["wrong"] == "0", r
-print("7 sizes exact under the plan")
+print("8 sizes exact under the plan")
 PY

@@ -56,6 +56,48 @@ TEST_CASE("candidate variants: other ring counts and far-first, nothing else", "
   CHECK(all == std::set<std::string>(whole.begin(), whole.end()));
 }
 
+TEST_CASE("segment variants: each segment below the candidate's largest transfer", "[planner]") {
+  using V = std::vector<std::string>;
+  const SearchSpace space;  // 64K, 256K, 1M, 4M
+  constexpr std::size_t M = std::size_t{1} << 20;
+  const Dims flat = Dims::parse("8");
+  const Dims grid = Dims::parse("4x2");
+  // ring on 8 ranks moves blocks of bytes / 8: 512K at 4 MB, 32K at 256 KB (nothing to cut).
+  CHECK(largest_transfer("ring", flat, 4 * M) == 512 * 1024);
+  CHECK(segment_variants("ring", flat, 4 * M, space) ==
+        V{"ring:segment=65536", "ring:segment=262144"});
+  CHECK(segment_variants("ring", flat, 256 * 1024, space).empty());
+  // rhd exchanges halves on a power of two; its fix-up sends the whole buffer otherwise. At
+  // 16 MB its 8 MB halves get the two largest sizes below them: 1M and 4M.
+  CHECK(largest_transfer("rhd", flat, 4 * M) == 2 * M);
+  CHECK(largest_transfer("rhd", Dims::parse("6"), 4 * M) == 4 * M);
+  CHECK(segment_variants("rhd:order=far", flat, 16 * M, space) ==
+        V{"rhd:segment=1048576,order=far", "rhd:segment=4194304,order=far"});
+  // ddl's slices (2 of 8 MB) start in dimension 1 (hd: halves, 4 MB) and 2 (ring of 4: 2 MB);
+  // `ddl` alone runs on the machine grid (4x2, rings: 16 MB / 4).
+  CHECK(largest_transfer("ddl:2x4:hd,ring:rings=2", flat, 16 * M) == 4 * M);
+  CHECK(largest_transfer("ddl:2x4:ring,ring", flat, 16 * M) == 8 * M);
+  CHECK(largest_transfer("ddl", grid, 16 * M) == 4 * M);
+  CHECK(segment_variants("ddl:2x4:hd,ring:rings=2", flat, 16 * M, space) ==
+        V{"ddl:2x4:hd,ring:rings=2,segment=262144", "ddl:2x4:hd,ring:rings=2,segment=1048576"});
+  CHECK(segment_variants("ddl", grid, 64 * M, space) ==
+        V{"ddl:segment=1048576", "ddl:segment=4194304"});
+  // dbtree's chunks (and hier's) are bounded by the buffer only.
+  CHECK(segment_variants("dbtree", flat, M, space) ==
+        V{"dbtree:segment=65536", "dbtree:segment=262144"});
+  // At 256 MB every size is below ring's 32 MB blocks: the two largest.
+  CHECK(segment_variants("ring", flat, 256 * M, space) ==
+        V{"ring:segment=1048576", "ring:segment=4194304"});
+  // A candidate with a segment of its own, or no segment sizes to try: no variants.
+  CHECK(segment_variants("ring:segment=65536", flat, 64 * M, space).empty());
+  SearchSpace none = space;
+  none.segments.clear();
+  CHECK(segment_variants("ring", flat, 64 * M, none).empty());
+  // Every variant parses to its canonical self.
+  for (const std::string& v : segment_variants("ddl:2x4:hd,ring:rings=2", flat, 16 * M, space))
+    CHECK(parse_algorithm_spec(v).to_string() == v);
+}
+
 TEST_CASE("confirmation: the best --confirm and those priced within 2 % of the last", "[planner]") {
   using P = std::vector<double>;
   CHECK(confirmed_count(P{1, 2, 3, 4}, 2) == 2);
