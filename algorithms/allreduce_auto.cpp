@@ -6,9 +6,10 @@
 // 10 GB/s, reduction at 100 GB/s — which then depends only on p, the grid and S.
 //
 // Cost: that of the chosen algorithm (the plan's, with a plan).
+#include <functional>
 #include <mutex>
-#include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "algorithms/collectives.hpp"
 #include "algorithms/cost_model.hpp"
@@ -20,26 +21,71 @@ namespace ddl {
 
 namespace {
 
+// Everything best_allreduce's answer depends on when the figures are plain numbers.
+struct ChoiceKey {
+  std::vector<int> dims;
+  std::size_t bytes = 0;
+  int rings = 1;
+  std::size_t segment_bytes = 0;
+  HdOrder order = HdOrder::near;
+  double gamma = 0;
+  std::vector<IntraMethod> methods;
+  std::vector<LinkCost> links;
+  bool operator==(const ChoiceKey& o) const {
+    auto same_links = [&] {
+      for (std::size_t i = 0; i < links.size(); ++i)
+        if (links[i].alpha != o.links[i].alpha || links[i].beta != o.links[i].beta) return false;
+      return true;
+    };
+    return dims == o.dims && bytes == o.bytes && rings == o.rings &&
+           segment_bytes == o.segment_bytes && order == o.order && gamma == o.gamma &&
+           methods == o.methods && links.size() == o.links.size() && same_links();
+  }
+};
+
+struct ChoiceKeyHash {
+  std::size_t operator()(const ChoiceKey& k) const {
+    std::size_t h = std::hash<std::size_t>{}(k.bytes);
+    auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+    for (int d : k.dims) mix(static_cast<std::size_t>(d));
+    mix(static_cast<std::size_t>(k.rings));
+    mix(k.segment_bytes);
+    mix(static_cast<std::size_t>(k.order));
+    mix(std::hash<double>{}(k.gamma));
+    for (IntraMethod m : k.methods) mix(static_cast<std::size_t>(m));
+    for (const LinkCost& l : k.links)
+      mix(std::hash<double>{}(l.alpha) ^ std::hash<double>{}(l.beta));
+    return h;
+  }
+};
+
 // best_allreduce, remembered: every rank asks the same question (and a training run asks it
 // per bucket), and pricing builds every rank's schedules. Only plain figures are remembered:
-// with per-size or peer-read callbacks the figures are not all in the key.
-std::string choose(const Dims& dims, const CostParams& c, std::size_t bytes, const Options& o) {
-  if (c.message || c.peer_read) return best_allreduce(dims, c, bytes, o);
-  std::ostringstream key;
-  key.precision(17);
-  key << dims.to_string() << '|' << bytes << '|' << o.rings << '|' << o.segment_bytes << '|'
-      << static_cast<int>(o.hd_order) << '|' << c.gamma;
-  for (IntraMethod m : o.methods) key << '|' << static_cast<int>(m);
-  for (const LinkCost& l : c.per_dim) key << '|' << l.alpha << ',' << l.beta;
+// with per-size or peer-read callbacks the figures are not all in the key. The key is compared
+// field by field, not formatted: this lookup is on the latency path of every auto collective
+// (a key printed to a string cost 1.2 us per call, more than a 4 KB allreduce between two ranks).
+const Algorithm& choose(const Dims& dims, const CostParams& c, std::size_t bytes,
+                        const Options& o) {
+  if (c.message || c.peer_read) return find_algorithm(best_allreduce(dims, c, bytes, o));
+  // Built in place each call, so a lookup that hits allocates nothing once the vectors have grown.
+  thread_local ChoiceKey key;
+  key.dims = dims.extents();
+  key.bytes = bytes;
+  key.rings = o.rings;
+  key.segment_bytes = o.segment_bytes;
+  key.order = o.hd_order;
+  key.gamma = c.gamma;
+  key.methods = o.methods;
+  key.links = c.per_dim;
   static std::mutex lock;
-  static std::unordered_map<std::string, std::string> chosen;
+  static std::unordered_map<ChoiceKey, const Algorithm*, ChoiceKeyHash> chosen;
   {
     const std::lock_guard<std::mutex> guard(lock);
-    if (const auto it = chosen.find(key.str()); it != chosen.end()) return it->second;
+    if (const auto it = chosen.find(key); it != chosen.end()) return *it->second;
   }
-  const std::string best = best_allreduce(dims, c, bytes, o);
+  const Algorithm& best = find_algorithm(best_allreduce(dims, c, bytes, o));
   const std::lock_guard<std::mutex> guard(lock);
-  chosen.emplace(key.str(), best);
+  chosen.emplace(key, &best);
   return best;
 }
 
@@ -57,8 +103,12 @@ void allreduce_auto(Communicator& comm, MutView buf, DType type, ReduceOp op, co
     return;
   }
   const Dims dims = effective_dims(opts, comm.size());
-  const CostParams costs = opts.cost.per_dim.empty() ? uniform_costs(dims) : opts.cost;
-  find_algorithm(choose(dims, costs, buf.bytes, opts)).run(comm, buf, type, op, opts);
+  if (!opts.cost.per_dim.empty()) {
+    choose(dims, opts.cost, buf.bytes, opts).run(comm, buf, type, op, opts);
+    return;
+  }
+  const CostParams costs = uniform_costs(dims);
+  choose(dims, costs, buf.bytes, opts).run(comm, buf, type, op, opts);
 }
 
 double allreduce_auto_cost(const CostQuery& q) {

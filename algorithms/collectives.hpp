@@ -9,6 +9,7 @@ namespace ddl {
 void allreduce_ring(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_ddl(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_rhd(Communicator&, MutView, DType, ReduceOp, const Options&);
+void allreduce_rd(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_dbtree(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_hier(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_auto(Communicator&, MutView, DType, ReduceOp, const Options&);
@@ -21,6 +22,7 @@ void broadcast_binomial(Communicator&, MutView, DType, ReduceOp, const Options&)
 double allreduce_ring_cost(const CostQuery&);
 double allreduce_ddl_cost(const CostQuery&);
 double allreduce_rhd_cost(const CostQuery&);
+double allreduce_rd_cost(const CostQuery&);
 double allreduce_dbtree_cost(const CostQuery&);
 double allreduce_hier_cost(const CostQuery&);
 double allreduce_auto_cost(const CostQuery&);

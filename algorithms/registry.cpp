@@ -29,6 +29,8 @@ const std::vector<Algorithm>& algorithms() {
        kSpecDims | kSpecMethods | kSpecRings | kSpecOrder},
       {"rhd", Collective::allreduce, allreduce_rhd, allreduce_rhd_cost,
        "Rabenseifner recursive halving-doubling (any rank count; order=near|far)", kSpecOrder},
+      {"rd", Collective::allreduce, allreduce_rd, allreduce_rd_cost,
+       "recursive doubling: log2 p whole-buffer exchanges (latency-optimal, small buffers)"},
       {"dbtree", Collective::allreduce, allreduce_dbtree, allreduce_dbtree_cost,
        "pipelined double binary tree, each tree carrying half"},
       {"hier", Collective::allreduce, allreduce_hier, allreduce_hier_cost,

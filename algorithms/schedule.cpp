@@ -76,6 +76,7 @@ struct Stream {
   std::size_t segment;   // bytes per segment (the last one may be shorter)
   std::size_t segments;  // how many
   MutView landing;       // receive-and-reduce: kWindow slots of `segment` bytes in scratch
+  bool after_sends;      // reduce once the step's sends are done; landing is then whole
   Request pending[kWindow];
 
   MutView range(MutView buffer, std::size_t k) const {
@@ -83,13 +84,37 @@ struct Stream {
     return buffer.slice(transfer.offset + off, std::min(segment, transfer.bytes - off));
   }
   MutView slot(std::size_t k, std::size_t bytes) const {
-    return landing.slice((k % kWindow) * segment, bytes);
+    return landing.slice((after_sends ? k : k % kWindow) * segment, bytes);
   }
 };
 
 std::size_t segment_size(std::size_t bytes, std::size_t segment_bytes, std::size_t elem) {
   if (segment_bytes == 0 || segment_bytes >= bytes) return bytes;
   return std::max(elem, segment_bytes / elem * elem);
+}
+
+bool overlap(const Transfer& a, const Transfer& b) {
+  return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
+}
+
+// A step that reduces into bytes it also sends (recursive doubling exchanges the whole buffer):
+// its sends must read the buffer as it was, so its reductions wait until every send of the
+// step has completed, and its receives land in scratch of their whole size meanwhile (cut
+// into segments as usual: the sender cuts the same transfer the same way).
+bool reduces_what_it_sends(const Step& step) {
+  if (!step.reduce) return false;
+  for (const Transfer& r : step.recvs)
+    for (const Transfer& x : step.sends)
+      if (r.bytes > 0 && x.bytes > 0 && overlap(r, x)) return true;
+  return false;
+}
+
+// Scratch a reduced receive of `step` lands in: kWindow slots of one segment, or one slot of the
+// whole transfer when the step reduces what it sends.
+std::size_t landing_bytes(const Step& step, const Transfer& recv, std::size_t segment_bytes,
+                          std::size_t elem) {
+  return reduces_what_it_sends(step) ? recv.bytes
+                                     : kWindow * segment_size(recv.bytes, segment_bytes, elem);
 }
 
 // One step t of every schedule: post, pipeline the segments, reduce, complete.
@@ -124,7 +149,7 @@ class StepPlayer {
 
 void StepPlayer::finish_recv(Stream& s, std::size_t k) {
   comm_.wait(s.pending[k % kWindow]);
-  if (!s.step->reduce) return;
+  if (!s.step->reduce || s.after_sends) return;
   comm_.set_phase(s.step->phase, s.step->dimension);
   const MutView target = s.range(buffer_, k);
   comm_.reduce(target, s.slot(k, target.bytes), type_, op_);
@@ -138,13 +163,15 @@ void StepPlayer::play(std::size_t t) {
     if (t >= schedules_[j].size()) continue;
     const Step& step = schedules_[j][t];
     const int tag = options_.tag_base + static_cast<int>(j);
+    const bool after_sends = reduces_what_it_sends(step);
     auto add = [&](std::vector<Stream>& to, const Transfer& x, bool reduce_here) {
       if (x.bytes == 0) return;
       const std::size_t seg = segment_size(x.bytes, options_.segment_bytes, elem_);
-      Stream s{&step, x, tag, seg, (x.bytes + seg - 1) / seg, {}, {}};
+      Stream s{&step, x, tag, seg, (x.bytes + seg - 1) / seg, {}, reduce_here && after_sends, {}};
       if (reduce_here) {
-        s.landing = scratch_.slice(landing_offset, kWindow * seg);
-        landing_offset += kWindow * seg;
+        const std::size_t land = landing_bytes(step, x, options_.segment_bytes, elem_);
+        s.landing = scratch_.slice(landing_offset, land);
+        landing_offset += land;
       }
       to.push_back(s);
     };
@@ -174,6 +201,12 @@ void StepPlayer::play(std::size_t t) {
       s.pending[k % kWindow] = comm_.isend(s.transfer.peer, s.range(buffer_, k), s.tag);
     }
   }
+  // Every send of this step is complete: what they read may now be reduced into.
+  for (Stream& s : recvs_) {
+    if (!s.after_sends) continue;
+    comm_.set_phase(s.step->phase, s.step->dimension);
+    comm_.reduce(buffer_.slice(s.transfer.offset, s.transfer.bytes), s.landing, type_, op_);
+  }
 }
 
 // Plays a run of alike steps until it ends or the backend ends it early (communicator.hpp):
@@ -199,13 +232,16 @@ bool execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
   std::size_t steps = 0;
   for (const Schedule& s : schedules) steps = std::max(steps, s.size());
 
-  std::vector<std::size_t> landing_bytes(steps, 0);
-  for (std::size_t t = 0; t < steps; ++t)
+  std::size_t most_landing = 0;
+  for (std::size_t t = 0; t < steps; ++t) {
+    std::size_t landing = 0;
     for (const Schedule& s : schedules)
       if (t < s.size() && s[t].reduce)
         for (const Transfer& r : s[t].recvs)
-          landing_bytes[t] += kWindow * segment_size(r.bytes, options.segment_bytes, elem);
-  Scratch scratch(comm, steps ? *std::max_element(landing_bytes.begin(), landing_bytes.end()) : 0);
+          landing += landing_bytes(s[t], r, options.segment_bytes, elem);
+    most_landing = std::max(most_landing, landing);
+  }
+  Scratch scratch(comm, most_landing);
   StepPlayer player(comm, buffer, type, op, schedules, options, scratch.view());
 
   if (!options.uniform_runs || !comm.extrapolates_steps()) {

@@ -83,7 +83,10 @@ struct ExecOptions {
 
 // Run the schedules concurrently: at step t every schedule that has a step t posts its
 // receives and sends, then receives are reduced segment by segment as they arrive, then sends
-// are completed. Requires every peer to run matching schedules (same count, same order).
+// are completed. A step's sends read the buffer as it was before the step: where a step
+// reduces into bytes it also sends (rd's whole-buffer exchange), its receives land whole and
+// are reduced once its sends have completed. (A plain receive into bytes the same step sends
+// is not allowed.) Requires every peer to run matching schedules (same count, same order).
 // `op` must not be avg (reduce with sum and divide afterwards). With options.uniform_runs on a
 // backend that extrapolates steps, a long run of alike steps may end early: the time of its
 // remaining steps is spent, their messages are not sent. Returns true when that ended the run

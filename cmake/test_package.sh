@@ -52,6 +52,9 @@ if [[ -f $prefix/lib/libddl_sim.a ]]; then
 else
   skip="./sim/"
 fi
+if [[ -f $prefix/lib/libddl_real_cuda.a ]]; then
+  components+=" cuda" targets+=" ddl::cuda"
+fi
 mkdir -p "$work/headers-src"
 (cd "$prefix/include/ddl" && find . -name '*.hpp' | sort | { [[ -n $skip ]] && grep -v "^$skip" || cat; } |
   sed 's|^\./\(.*\)|#include "\1"|'; echo 'int main() { return 0; }') > "$work/headers-src/all_headers.cpp"

@@ -58,7 +58,8 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm, double timeout_s)
 MpiCommunicator::~MpiCommunicator() {
   // Requests still pending here belong to an operation that failed: release them so
   // MPI_Finalize does not wait for messages that will never come.
-  for (auto& [id, op] : ops_) cancel(op);
+  for (Op& op : ops_)
+    if (op.live) cancel(op);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
@@ -90,7 +91,8 @@ Request MpiCommunicator::post(Kind kind, int peer, void* data, std::size_t bytes
   if (bytes > 0 && data == nullptr)
     throw InvalidArgument(std::string(name) + ": null buffer of " + std::to_string(bytes) +
                           " bytes (the MPI backend moves real payload)");
-  Op op{kind, peer, tag, bytes, {}, {}, 0, 0};
+  Request request;
+  Op& op = open_slot(kind, peer, tag, bytes, request);
   // A zero-byte message is still sent: the receiver matches it like any other.
   const std::size_t pieces = bytes == 0 ? 1 : (bytes + kMaxMessage - 1) / kMaxMessage;
   op.requests.resize(pieces, MPI_REQUEST_NULL);
@@ -106,13 +108,58 @@ Request MpiCommunicator::post(Kind kind, int peer, void* data, std::size_t bytes
     const int rc = kind == Kind::send
                        ? MPI_Isend(where, count, MPI_BYTE, peer, tag, comm_, &op.requests[i])
                        : MPI_Irecv(where, count, MPI_BYTE, peer, tag, comm_, &op.requests[i]);
-    if (rc != MPI_SUCCESS)
-      check_mpi(rc, std::string(kind == Kind::send ? "MPI_Isend" : "MPI_Irecv") + ", rank " +
-                        std::to_string(rank_) + ", " + describe(op));
+    if (rc != MPI_SUCCESS) {
+      const std::string what = (kind == Kind::send ? "MPI_Isend" : "MPI_Irecv") +
+                               std::string(", rank ") + std::to_string(rank_) + ", " + describe(op);
+      cancel(op);
+      close_slot(request);
+      check_mpi(rc, what);
+    }
   }
-  const std::uint64_t id = next_id_++;
-  ops_.emplace(id, std::move(op));
-  return {id};
+  return request;
+}
+
+MpiCommunicator::Op& MpiCommunicator::open_slot(Kind kind, int peer, int tag, std::size_t bytes,
+                                                Request& request) {
+  std::uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = static_cast<std::uint32_t>(ops_.size());
+    ops_.emplace_back();
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+  }
+  Op& op = ops_[slot];
+  op.kind = kind;
+  op.peer = peer;
+  op.tag = tag;
+  op.bytes = bytes;
+  op.requests.clear();
+  op.expected.clear();
+  op.completed = 0;
+  op.ready_at = 0;
+  op.live = true;
+  ++op.generation;
+  request.id = (std::uint64_t{op.generation} << 32) | (std::uint64_t{slot} + 1);
+  return op;
+}
+
+MpiCommunicator::Op* MpiCommunicator::find(const Request& r) {
+  const std::uint64_t slot = (r.id & 0xffffffffu) - 1;
+  if (!r.pending() || slot >= ops_.size()) return nullptr;
+  Op& op = ops_[slot];
+  return op.live && op.generation == (r.id >> 32) ? &op : nullptr;
+}
+
+const MpiCommunicator::Op* MpiCommunicator::find(const Request& r) const {
+  return const_cast<MpiCommunicator*>(this)->find(r);
+}
+
+void MpiCommunicator::close_slot(const Request& r) {
+  Op* op = find(r);
+  if (op == nullptr) return;
+  op->live = false;
+  free_slots_.push_back(static_cast<std::uint32_t>((r.id & 0xffffffffu) - 1));
 }
 
 Request MpiCommunicator::isend(int peer, ConstView data, int tag) {
@@ -125,9 +172,9 @@ Request MpiCommunicator::irecv(int peer, MutView data, int tag) {
 
 bool MpiCommunicator::test(Request& r) {
   if (!r.pending()) return true;
-  auto it = ops_.find(r.id);
-  DDL_CHECK(it != ops_.end(), "test/wait on a request this communicator does not know");
-  Op& op = it->second;
+  Op* found = find(r);
+  DDL_CHECK(found != nullptr, "test/wait on a request this communicator does not know");
+  Op& op = *found;
   if (op.kind == Kind::compute) {
     // Drive MPI progress meanwhile, so transfers overlap the modelled computation.
     int flag = 0;
@@ -153,7 +200,7 @@ bool MpiCommunicator::test(Request& r) {
     }
     ++op.completed;
   }
-  ops_.erase(it);
+  close_slot(r);
   r = {};
   return true;
 }
@@ -167,16 +214,16 @@ void MpiCommunicator::wait(Request& r) {
                       seconds_text(timeout_s_) + " s waiting for " + describe(awaited);
              },
              [&] {
-               auto it = ops_.find(awaited.id);
-               if (it == ops_.end()) return;
-               cancel(it->second);
-               ops_.erase(it);
+               Op* op = find(awaited);
+               if (op == nullptr) return;
+               cancel(*op);
+               close_slot(awaited);
              });
 }
 
 std::string MpiCommunicator::describe(const Request& r) const {
-  auto it = ops_.find(r.id);
-  return it == ops_.end() ? std::string("a completed request") : describe(it->second);
+  const Op* op = find(r);
+  return op == nullptr ? std::string("a completed request") : describe(*op);
 }
 
 std::string MpiCommunicator::describe(const Op& op) const {
@@ -230,10 +277,9 @@ void MpiCommunicator::release_scratch(MutView scratch) {
 
 Request MpiCommunicator::compute(double seconds) {
   DDL_CHECK(seconds >= 0, "compute: negative duration");
-  Op op{Kind::compute, -1, -1, 0, {}, {}, 0, now() + seconds};
-  const std::uint64_t id = next_id_++;
-  ops_.emplace(id, std::move(op));
-  return {id};
+  Request request;
+  open_slot(Kind::compute, -1, -1, 0, request).ready_at = now() + seconds;
+  return request;
 }
 
 void bounded_barrier(MPI_Comm comm, double timeout_s, bool quiet, const char* what) {

@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "algorithms/communicator.hpp"
@@ -67,9 +66,16 @@ class MpiCommunicator : public Communicator {
     std::vector<std::size_t> expected;  // bytes of each piece, checked on receive
     std::size_t completed = 0;          // pieces done so far, in order
     double ready_at = 0;                // compute: wall-clock completion time
+    std::uint32_t generation = 0;       // of the slot: a request names slot and generation
+    bool live = false;
   };
 
   Request post(Kind kind, int peer, void* data, std::size_t bytes, int tag);
+  // A free slot, reset for a new operation (its vectors keep their capacity), and its request.
+  Op& open_slot(Kind kind, int peer, int tag, std::size_t bytes, Request& request);
+  Op* find(const Request& r);
+  const Op* find(const Request& r) const;
+  void close_slot(const Request& r);
   void check_peer_tag(int peer, int tag, const char* operation) const;
   std::string describe(const Op& op) const;
   void cancel(Op& op);
@@ -79,8 +85,11 @@ class MpiCommunicator : public Communicator {
   int size_ = 1;
   int max_tag_ = 32767;
   double timeout_s_;
-  std::uint64_t next_id_ = 1;
-  std::unordered_map<std::uint64_t, Op> ops_;
+  // Operations in reused slots, not a map of fresh ones: posting and completing a message is on
+  // the latency path, and a map node and two vectors allocated per message cost more than a
+  // small message's copy.
+  std::vector<Op> ops_;
+  std::vector<std::uint32_t> free_slots_;
   ScratchPool scratch_;
 };
 

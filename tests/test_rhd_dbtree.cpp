@@ -1,14 +1,17 @@
-// Halving-doubling steps, rhd's fix-up schedule, dbtree's trees and pipelined schedules, and
-// both algorithms on the loopback communicator.
+// Halving-doubling steps, rhd's fix-up schedule, rd's exchanges, dbtree's trees and pipelined
+// schedules, and the three algorithms on the loopback communicator.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <map>
+#include <mutex>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "algorithms/allreduce_dbtree.hpp"
+#include "algorithms/allreduce_rd.hpp"
 #include "algorithms/allreduce_rhd.hpp"
+#include "algorithms/forwarding_communicator.hpp"
 #include "algorithms/halving_doubling_steps.hpp"
 #include "tests/run_collective.hpp"
 
@@ -23,9 +26,10 @@ using Buffers = std::vector<std::vector<unsigned>>;  // [rank][element]
 
 // Runs every rank's schedules in lockstep on symbolic buffers, as the executor does. Checks:
 // each transfer lies inside the buffer and is element-aligned; at every step the sends of each
-// (sender, receiver, schedule) equal, in order, the receives posted for them; no rank sends
-// from bytes it writes in the same step; a reduction never counts a rank twice; two plain
-// receives never write the same bytes in one step.
+// (sender, receiver, schedule) equal, in order, the receives posted for them; sends read the
+// buffer as it was before the step; no rank sends from bytes a plain receive writes in the same
+// step (a reduction into sent bytes waits for the sends: schedule.hpp); a reduction never
+// counts a rank twice; two plain receives never write the same bytes in one step.
 void play(const std::vector<std::vector<Schedule>>& ranks, std::size_t count, Buffers& buf) {
   const int p = static_cast<int>(ranks.size());
   const std::size_t bytes = count * kElem;
@@ -77,7 +81,7 @@ void play(const std::vector<std::vector<Schedule>>& ranks, std::size_t count, Bu
             }
           }
       }
-      for (std::size_t e = 0; e < count; ++e) REQUIRE(!(read[e] && written[e] != 0));
+      for (std::size_t e = 0; e < count; ++e) REQUIRE(!(read[e] && written[e] == 1));
     }
   }
 }
@@ -227,6 +231,111 @@ TEST_CASE("rhd schedule: fold, halving-doubling among survivors, unfold", "[sche
     }
 }
 
+TEST_CASE("rd schedule: fold, log2 p' whole-buffer exchanges, unfold", "[schedule][rd]") {
+  for (int p = 1; p <= 16; ++p) {
+    const int survivors = rhd_survivors(p), folded = p - survivors;
+    int exchanges = 0;
+    for (int m = 1; m < survivors; m *= 2) ++exchanges;
+    for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{37}}) {
+      INFO("p=" << p << " count=" << count);
+      const std::size_t all = count * kElem;
+      std::vector<std::vector<Schedule>> ranks;
+      for (int r = 0; r < p; ++r) ranks.push_back({rd_schedule(p, r, count, kElem)});
+      for (int r = 0; r < p; ++r) {
+        const Schedule& s = ranks[static_cast<std::size_t>(r)][0];
+        REQUIRE(s.size() == static_cast<std::size_t>(exchanges + (folded > 0 ? 2 : 0)));
+        const bool survives = r >= 2 * folded || r % 2 == 1;
+        const int me = r >= 2 * folded ? r - folded : r / 2;
+        const std::size_t first = folded > 0 ? 1 : 0;
+        for (int k = 0; k < exchanges; ++k) {
+          const Step& x = s[first + static_cast<std::size_t>(k)];
+          if (!survives) {
+            CHECK(x.sends.empty());
+            CHECK(x.recvs.empty());
+            continue;
+          }
+          // Distance 1, 2, 4, ... among the survivors' new ranks, the whole buffer both ways.
+          const int partner = me ^ (1 << k);
+          const int peer = partner < folded ? 2 * partner + 1 : partner + folded;
+          CHECK(x.sends == std::vector<Transfer>{{peer, 0, all}});
+          CHECK(x.recvs == std::vector<Transfer>{{peer, 0, all}});
+          CHECK(x.reduce);
+        }
+      }
+      const Buffers out = play_allreduce(ranks, count);
+      for (const auto& b : out)
+        for (unsigned v : b) CHECK(v == (1u << p) - 1);
+    }
+  }
+}
+
+namespace {
+
+// Counts reductions into bytes that a send of the same rank still in flight reads: the
+// executor must never do that (on rendezvous transports the peer reads the send buffer late).
+class SendReadChecker : public ForwardingCommunicator {
+ public:
+  using ForwardingCommunicator::ForwardingCommunicator;
+  Request isend(int peer, ConstView data, int tag) override {
+    const Request r = ForwardingCommunicator::isend(peer, data, tag);
+    in_flight_[r.id] = data;
+    return r;
+  }
+  void wait(Request& r) override {
+    const std::uint64_t id = r.id;
+    ForwardingCommunicator::wait(r);
+    in_flight_.erase(id);
+  }
+  void wait_all(std::span<Request> rs) override {
+    for (Request& r : rs) wait(r);
+  }
+  void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override {
+    const auto* lo = static_cast<const std::byte*>(inout.data);
+    for (const auto& [id, sent] : in_flight_) {
+      const auto* s = static_cast<const std::byte*>(sent.data);
+      if (inout.bytes > 0 && sent.bytes > 0 && lo < s + sent.bytes && s < lo + inout.bytes)
+        ++violations;
+    }
+    ForwardingCommunicator::reduce(inout, in, type, op);
+  }
+  std::size_t violations = 0;
+
+ private:
+  std::map<std::uint64_t, ConstView> in_flight_;
+};
+
+}  // namespace
+
+TEST_CASE("no allreduce reduces into bytes its sends in flight still read", "[loopback][rd]") {
+  for (const Algorithm& algo : algorithms()) {
+    if (algo.collective != Collective::allreduce) continue;
+    for (int p : {2, 3, 4, 5, 8})
+      for (std::size_t segment : {std::size_t{0}, std::size_t{64}}) {
+        std::mutex lock;
+        std::size_t violations = 0, wrong = 0;
+        const std::size_t count = 301;
+        Options opts;
+        opts.segment_bytes = segment;
+        run_ranks(p, [&](Communicator& comm) {
+          SendReadChecker checked(comm);
+          std::vector<float> buf(count);
+          fill_input(buf.data(), count, DType::float32, ReduceOp::sum, Collective::allreduce,
+                     comm.rank(), p, 0);
+          algo.run(checked, MutView{buf.data(), count * sizeof(float)}, DType::float32,
+                   ReduceOp::sum, opts);
+          const CheckResult c = check_output(buf.data(), count, DType::float32, ReduceOp::sum,
+                                             Collective::allreduce, comm.rank(), p, 0);
+          const std::lock_guard<std::mutex> guard(lock);
+          violations += checked.violations;
+          wrong += c.wrong;
+        });
+        INFO(algo.name << " ranks=" << p << " segment=" << segment);
+        CHECK(violations == 0);
+        CHECK(wrong == 0);
+      }
+  }
+}
+
 TEST_CASE("dbtree: NCCL's trees, complementary and of logarithmic height", "[schedule][dbtree]") {
   // NCCL's drawing for 12 ranks: 0-8, 8-{4,10}, 4-{2,6}, 2-{1,3}, 6-{5,7}, 10-{9,11}.
   CHECK(nccl_btree(12).parent == std::vector<int>{-1, 2, 4, 2, 8, 6, 4, 6, 0, 10, 8, 10});
@@ -307,9 +416,9 @@ TEST_CASE("dbtree: pipelined schedules reduce every rank once and stay in bounds
       }
 }
 
-TEST_CASE("rhd and dbtree are exact over ranks 1..16 and awkward counts",
-          "[loopback][rhd][dbtree]") {
-  for (const char* name : {"rhd", "dbtree"})
+TEST_CASE("rhd rd and dbtree are exact over ranks 1..16 and awkward counts",
+          "[loopback][rhd][rd][dbtree]") {
+  for (const char* name : {"rhd", "rd", "dbtree"})
     for (int p = 1; p <= 16; ++p) {
       const auto q = static_cast<std::size_t>(p);
       for (std::size_t count :
@@ -320,8 +429,8 @@ TEST_CASE("rhd and dbtree are exact over ranks 1..16 and awkward counts",
     }
 }
 
-TEST_CASE("rhd and dbtree are exact for every dtype and op", "[loopback][rhd][dbtree]") {
-  for (const char* name : {"rhd", "dbtree"})
+TEST_CASE("rhd rd and dbtree are exact for every dtype and op", "[loopback][rhd][rd][dbtree]") {
+  for (const char* name : {"rhd", "rd", "dbtree"})
     for (int p : {1, 2, 3, 4, 7, 8, 16})
       for (std::size_t count : {std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{67}})
         for (DType t : all_dtypes())
@@ -330,11 +439,11 @@ TEST_CASE("rhd and dbtree are exact for every dtype and op", "[loopback][rhd][db
               require_exact(name, p, count, t, op, 0, order);
 }
 
-TEST_CASE("rhd and dbtree are exact with segmenting", "[loopback][rhd][dbtree]") {
+TEST_CASE("rhd rd and dbtree are exact with segmenting", "[loopback][rhd][rd][dbtree]") {
   // Tiny segments on small buffers (many segments per transfer), realistic ones on a large one.
   const std::vector<std::pair<std::size_t, std::vector<std::size_t>>> cases = {
       {7, {0, 4, 12}}, {1000, {0, 4, 12, 4096}}, {100003, {0, 4096, 1 << 16}}};
-  for (const char* name : {"rhd", "dbtree"})
+  for (const char* name : {"rhd", "rd", "dbtree"})
     for (int p : {2, 3, 5, 8, 13})
       for (const auto& [count, segments] : cases)
         for (std::size_t segment : segments)

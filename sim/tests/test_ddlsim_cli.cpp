@@ -46,7 +46,7 @@ TEST_CASE("csv header is exact and --algo all gives every allreduce", "[sim][cli
   const auto rows = parse_csv(r.out);
   std::vector<std::string> algos;
   for (const auto& row : rows) algos.push_back(row.at("algo"));
-  CHECK(algos == std::vector<std::string>{"ring", "ddl", "rhd", "dbtree", "hier"});
+  CHECK(algos == std::vector<std::string>{"ring", "ddl", "rhd", "rd", "dbtree", "hier"});
   for (const auto& row : rows) CHECK(row.at("wrong").empty());  // not checked without --check
 }
 
