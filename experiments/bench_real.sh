@@ -32,7 +32,7 @@ run() {  # run OUTFILE COMMAND...: record the command, then run it into OUTFILE
   echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"; } >> "$OUT/bench_real_commands.txt"
 run "$OUT/bench_real_memcpy.csv" "$BUILD/bin/ddl_membw" -b 1K -e 256M -n 20
 for ranks in 2 4; do
-  run "$OUT/bench_real_${ranks}ranks.csv" $MPIRUN -np "$ranks" "$BUILD/bin/ddlrun" --algo ring,ddl \
+  run "$OUT/bench_real_${ranks}ranks.csv" $MPIRUN -np "$ranks" "$BUILD/bin/ddlrun" --algo auto,ring,ddl \
     -b 1K -e 256M -f 4 -n "$ITERS" -w "$WARMUP" --baseline mpi --format csv
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/bench_real_commands.txt"
