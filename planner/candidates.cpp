@@ -9,7 +9,7 @@
 namespace ddl {
 
 std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space) {
-  std::vector<std::string> out = {"ring", "rhd", "dbtree", "hier"};
+  std::vector<std::string> out = {"ring", "rhd", "rd", "dbtree", "hier"};
   if (space.both_orders) out.push_back("rhd:order=far");
   if (ranks == 1) return {"ring"};
   for (const Dims& dims : factorizations(ranks, space.max_dims)) {

@@ -19,7 +19,7 @@ struct SearchSpace {
                                     std::size_t{1} << 20, std::size_t{4} << 20};
 };
 
-// ring, rhd (both orders), dbtree, hier (on the tool's grid), and ddl over every factorization
+// ring, rhd (both orders), rd, dbtree, hier (on the tool's grid), and ddl over every factorization
 // x per-dimension method (hd only on power-of-two extents above 2) x rings x order (where hd
 // occurs), as canonical algorithm strings; no duplicates.
 std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space);

@@ -1,7 +1,7 @@
 // ddlplan: choose, per size, the allreduce to run on a platform, and write it as a plan file
 // that `--algo auto --plan FILE` uses in ddlsim and ddlrun.
 //
-// Search: every base candidate (candidates.hpp: ring, rhd, dbtree, hier, ddl over every
+// Search: every base candidate (candidates.hpp: ring, rhd, rd, dbtree, hier, ddl over every
 // factorization into up to --max-dims dims x per-dimension method) is priced by the
 // contention-aware model (algorithms/schedule_cost.hpp over the platform's routes) at four
 // anchor sizes; the best --keep at any anchor, with their variants (rings 2, far-first), are

@@ -68,7 +68,7 @@ def main() -> int:
            "1M, 4M, the two largest below their largest transfer), then `ddlsim --algo "
            "auto --plan FILE`; *gap* is its excess.",
            "- *exhaustive*: every algorithm string of `ddlplan --list --max-dims M` (ring, rhd "
-           "both orders, dbtree, hier, ddl over every ordered factorization into at most M dims "
+           "both orders, rd, dbtree, hier, ddl over every ordered factorization into at most M dims "
            "x per-dimension ring/hd (hd on power-of-two extents above 2: on 2 ranks it is "
            "ring's exchange) x rings 1, 2 (2+ dims) x order near/far (where hd occurs)), plus "
            "`ddl` on the "

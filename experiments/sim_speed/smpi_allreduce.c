@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   const long long bytes = argc == 2 ? strtoll(argv[1], &end, 10) : -1;
   if (argc != 2 || errno != 0 || *end != '\0' || bytes <= 0 || bytes % (long long)sizeof(float)) {
     if (rank == 0)
-      fprintf(stderr, "smpi_allreduce: give one size in bytes, a positive multiple of %zu, got '%s'\n",
+      fprintf(stderr,
+              "smpi_allreduce: give one size in bytes, a positive multiple of %zu, got '%s'\n",
               sizeof(float), argc == 2 ? argv[1] : "");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }

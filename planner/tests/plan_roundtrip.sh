@@ -7,9 +7,9 @@ set -euo pipefail
 ddlplan=$1 ddlsim=$2 platform=$3
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-# --list prints the whole space (8 GPUs: 22 strings, test_planner.cpp) and writes no plan.
+# --list prints the whole space (8 GPUs: 23 strings, test_planner.cpp) and writes no plan.
 "$ddlplan" --platform "$platform" --list > "$dir/space.txt"
-[[ $(wc -l < "$dir/space.txt") == 22 && $(head -n 1 "$dir/space.txt") == ring ]] ||
+[[ $(wc -l < "$dir/space.txt") == 23 && $(head -n 1 "$dir/space.txt") == ring ]] ||
   { echo "ddlplan --list gave:"; cat "$dir/space.txt"; exit 1; }
 if "$ddlplan" --platform "$platform" --list --out "$dir/x.json" 2> "$dir/err.txt" ||
     ! grep -q -- "--list writes no plan" "$dir/err.txt"; then
