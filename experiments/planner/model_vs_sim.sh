@@ -11,7 +11,7 @@ ddlsim=${1:-$root/build}/bin/ddlsim
 out=$root/experiments/results/model_vs_sim.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-algos=ring,rhd,rhd:order=far,dbtree,hier,ddl,auto
+algos=ring,rhd,rhd:order=far,rd,dbtree,hier,ddl,auto
 for p in s822lc_2 s822lc_16 s822lc_64 bigbasin_2 bigbasin_8; do
   echo "model_vs_sim.sh: $p" >&2
   timeout 900 "$ddlsim" --platform "$root/platforms/$p.xml" --algo "$algos" -b 64K -e 256M -f 4 \
