@@ -97,8 +97,9 @@ bool overlap(const Transfer& a, const Transfer& b) {
   return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
 }
 
-// A step that reduces into bytes it also sends (recursive doubling exchanges the whole buffer):
-// its sends must read the buffer as it was, so its reductions wait until every send of the
+}  // namespace
+
+// Its sends must read the buffer as it was, so its reductions wait until every send of the
 // step has completed, and its receives land in scratch of their whole size meanwhile (cut
 // into segments as usual: the sender cuts the same transfer the same way).
 bool reduces_what_it_sends(const Step& step) {
@@ -108,6 +109,8 @@ bool reduces_what_it_sends(const Step& step) {
       if (r.bytes > 0 && x.bytes > 0 && overlap(r, x)) return true;
   return false;
 }
+
+namespace {
 
 // Scratch a reduced receive of `step` lands in: kWindow slots of one segment, or one slot of the
 // whole transfer when the step reduces what it sends.

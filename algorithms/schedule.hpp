@@ -94,6 +94,10 @@ struct ExecOptions {
 bool execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
              std::span<const Schedule> schedules, const ExecOptions& options);
 
+// True when `step` reduces into bytes it also sends (rd's whole-buffer exchange): execute()
+// then reduces its receives only once its sends have completed. The model prices it so too.
+bool reduces_what_it_sends(const Step& step);
+
 // For avg: divide `range` of the buffer by the number of contributing ranks; no-op otherwise.
 void finish_average(Communicator& comm, MutView range, DType type, ReduceOp op,
                     std::size_t contributors);

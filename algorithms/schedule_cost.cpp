@@ -84,13 +84,15 @@ struct Kind {
   double bytes;
   double peer_read;  // the slow-down factor of its receive into sent bytes (1: none)
   bool reduce;       // its receiver reduces it (γ per byte)
+  bool after_sends;  // ... once its step's sends have completed (reduces_what_it_sends)
   bool operator==(const Kind&) const = default;
 };
 
 struct KindHash {
   std::size_t operator()(const Kind& k) const {
     const std::size_t h = std::hash<double>{}(k.bytes) * 1000003u;
-    return (h ^ std::hash<double>{}(k.peer_read)) * 31u + (k.reduce ? 1u : 0u);
+    return (h ^ std::hash<double>{}(k.peer_read)) * 31u + (k.reduce ? 1u : 0u) +
+           (k.after_sends ? 2u : 0u);
   }
 };
 
@@ -292,15 +294,24 @@ void step_times(StepScratch& s, std::vector<std::vector<std::size_t>>& on_link,
     s.time[i] = std::max({s.served[i] - s.start[i], s.own[i], s.kind[i]->peer_read * s.own[i]});
 }
 
+// A rank's time through a step, as execute() plays it: its receives are reduced as they
+// arrive while its sends complete, so it leaves after its last send and after its last receive
+// plus its reduce; a step that reduces what it sends reduces only once both are done.
+double leave_step(double sends_done, double recvs_done, double reduce_s, bool after_sends) {
+  return after_sends ? std::max(sends_done, recvs_done) + reduce_s
+                     : std::max(sends_done, recvs_done + reduce_s);
+}
+
 // Each rank keeps its own clock: a step's message starts when both its ends have finished the
-// previous step, and a rank leaves a step after its last message and its reduce. The
-// schedule's time is the last rank's clock.
+// previous step, and a rank leaves a step as leave_step() says. The schedule's time is the last
+// rank's clock.
 double walk_topology(const Topology& topo, const std::vector<RankMessages>& ranks,
                      const KindTable& kinds, std::size_t steps, double footprint, double gamma) {
   const std::size_t p = ranks.size();
   std::vector<std::vector<std::size_t>> on_link(static_cast<std::size_t>(topo.link_count()));
   std::vector<double> link_free(on_link.size(), 0.0);  // when each link has served its flows
-  std::vector<double> clock(p, 0.0), next, reduced(p, 0.0);
+  std::vector<double> clock(p, 0.0), sends_done, recvs_done, reduced(p, 0.0);
+  std::vector<char> after(p, 0);
   std::vector<Cursor> cursor(p);
   std::vector<Seen> last(p * kSeen);
   StepScratch s;
@@ -324,6 +335,7 @@ double walk_topology(const Topology& topo, const std::vector<RankMessages>& rank
         s.route.push_back(seen.route);
         s.alone.push_back(seen.alone);
         if (kind.reduce) reduced[r] += kind.bytes;
+        if (kind.after_sends) after[r] = 1;
       }
       if (t + 1 == run.first + run.steps) ++c.run;
     }
@@ -333,15 +345,19 @@ double walk_topology(const Topology& topo, const std::vector<RankMessages>& rank
       s.start[i] = std::max(clock[static_cast<std::size_t>(s.src[i])],
                             clock[static_cast<std::size_t>(s.dst[i])]);
     step_times(s, on_link, link_free);
-    next = clock;
-    for (std::size_t i = 0; i < n; ++i)
-      for (const int r : {s.src[i], s.dst[i]}) {
-        double& slot = next[static_cast<std::size_t>(r)];
-        slot = std::max(slot, s.start[i] + s.time[i]);
-      }
+    sends_done = clock;
+    recvs_done = clock;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double end = s.start[i] + s.time[i];
+      double& sent = sends_done[static_cast<std::size_t>(s.src[i])];
+      double& received = recvs_done[static_cast<std::size_t>(s.dst[i])];
+      sent = std::max(sent, end);
+      received = std::max(received, end);
+    }
     for (std::size_t r = 0; r < p; ++r) {
-      clock[r] = next[r] + reduced[r] * gamma;
+      clock[r] = leave_step(sends_done[r], recvs_done[r], reduced[r] * gamma, after[r] != 0);
       reduced[r] = 0;
+      after[r] = 0;
     }
   }
   return *std::max_element(clock.begin(), clock.end());
@@ -382,6 +398,9 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
       std::fill(load.begin(), load.end(), ClassLoad{});
       const std::size_t before = mine.size();
       double reduced = 0;
+      bool after = false;
+      for (const Schedule& s : schedules)
+        if (t < s.size() && reduces_what_it_sends(s[t])) after = true;
       // Receives are posted first (execute()): a peer read is judged on the earlier steps' sends.
       for (const Schedule& s : schedules) {
         if (t >= s.size()) continue;
@@ -396,7 +415,7 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
           }
           if (s[t].reduce) reduced += bytes;
           if (kept) {
-            mine.push_back({x.peer, kinds.index({bytes, factor, s[t].reduce})});
+            mine.push_back({x.peer, kinds.index({bytes, factor, s[t].reduce, after})});
             continue;
           }
           const int d = link_class(coords, x.peer, r);
@@ -428,9 +447,12 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
         kept->count_step(t, mine.size() - before);
         continue;
       }
-      double transfer = 0;
-      for (const ClassLoad& l : load) transfer = std::max(transfer, l.time());
-      step_time[t] = std::max(step_time[t], transfer + reduced * c.gamma);
+      double sends = 0, recvs = 0;  // load[d]: sends on class d; load[classes + d]: receives
+      for (std::size_t d = 0; d < static_cast<std::size_t>(classes); ++d) {
+        sends = std::max(sends, load[d].time());
+        recvs = std::max(recvs, load[static_cast<std::size_t>(classes) + d].time());
+      }
+      step_time[t] = std::max(step_time[t], leave_step(sends, recvs, reduced * c.gamma, after));
     }
     if (kept) {
       kept->msgs.assign(mine.begin(), mine.end());  // to size: what is kept for every rank

@@ -5,7 +5,7 @@
 // Every rank's schedules are built (one rank at a time) and walked step by step, as execute()
 // runs them. A transfer's time depends on what else is in flight:
 // - without a topology (link classes only, CostParams::per_dim): steps in lockstep, each costing
-//   its slowest rank (that rank's slowest transfer plus γ per byte it reduces); a message
+//   its slowest rank (leaving the step as below); a message
 //   between ranks a and b uses the class of the outermost dimension of `dims` in which their
 //   coordinates differ; the messages one rank sends in a step on one class share its one link
 //   of that class (their bytes add, the largest α is paid once), and so do the messages it
@@ -13,8 +13,10 @@
 // - with a topology (topology.hpp): every rank keeps its own clock; a message starts once both
 //   its ends have finished the previous step, pays its route's latency, then is served by each
 //   shared link of its route as a processor-sharing queue of the step's flows on that link (in
-//   their arrival order), and ends when its last link has served it; a rank leaves a step after
-//   its last message and γ per byte it reduces.
+//   their arrival order), and ends when its last link has served it.
+// Either way a rank leaves a step after its last send and after its last receive plus γ per byte
+// it reduces, whichever is later: execute() reduces what arrives while its sends complete (a step
+// that reduces what it sends, rd's, reduces after both).
 // CostParams::message (per-size α, β) prices each message at its own size; CostParams::peer_read
 // slows a plain receive into bytes its receiver sent and has not written since (an allreduce's
 // second half), by 1 + (f - 1) x the share of such bytes, unless sharing its link is slower.

@@ -1,7 +1,8 @@
 // price_schedules against a straightforward walk: the walk below is the pricing as it was
 // first written (every rank's messages of every step held at once, each step's buffers built
-// anew), kept verbatim as the reference. The compact pricing must give the same numbers to the
-// bit: ring, ddl (rings and halving-doubling) and rhd on a few rank counts, with link classes
+// anew), kept as the reference (with each later rule of the model, such as how a rank leaves a
+// step, applied the same way here). The compact pricing must give the same numbers to the
+// bit: ring, ddl (rings and halving-doubling), rhd and rd on a few rank counts, with link classes
 // only and over a topology of nodes whose NICs are shared and whose spine is a FATPIPE, with
 // and without peer reads.
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <string>
 
 #include "algorithms/allreduce_ddl.hpp"
+#include "algorithms/allreduce_rd.hpp"
 #include "algorithms/allreduce_rhd.hpp"
 #include "algorithms/error.hpp"
 #include "algorithms/ring_steps.hpp"
@@ -76,6 +78,12 @@ struct Message {
   double bytes;
   double peer_read;  // the slow-down factor of its receive into sent bytes (1: none)
 };
+
+// A rank leaves a step after its last send and after its last receive plus its reduce (after
+// both when the step reduces what it sends).
+double leave_step(double sends, double recvs, double reduce_s, bool after_sends) {
+  return after_sends ? std::max(sends, recvs) + reduce_s : std::max(sends, recvs + reduce_s);
+}
 
 // The outermost dimension in which two ranks' coordinates differ (0 when they are equal).
 int link_class(const std::vector<std::vector<int>>& coords, int a, int b) {
@@ -210,6 +218,7 @@ double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
   std::vector<double> step_time;
   std::vector<std::vector<Message>> step_messages;
   std::vector<std::vector<double>> step_reduced;
+  std::vector<std::vector<char>> step_after;  // per step and rank: reduces what it sends
   for (int r = 0; r < p; ++r) {
     const std::vector<Schedule> schedules = build(r);
     std::size_t steps = 0;
@@ -218,12 +227,16 @@ double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
     if (q.topology && step_messages.size() < steps) {
       step_messages.resize(steps);
       step_reduced.resize(steps, std::vector<double>(static_cast<std::size_t>(p), 0.0));
+      step_after.resize(steps, std::vector<char>(static_cast<std::size_t>(p), 0));
     }
     SentBytes sent;
     std::vector<ClassLoad> load(2 * static_cast<std::size_t>(classes));
     for (std::size_t t = 0; t < steps; ++t) {
       std::fill(load.begin(), load.end(), ClassLoad{});
       double reduced = 0;
+      bool after = false;
+      for (const Schedule& s : schedules)
+        if (t < s.size() && reduces_what_it_sends(s[t])) after = true;
       // Receives are posted first (execute()): a peer read is judged on the earlier steps' sends.
       for (const Schedule& s : schedules) {
         if (t >= s.size()) continue;
@@ -268,17 +281,21 @@ double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
             for (const Transfer& x : s[t].recvs) sent.remove(x.offset, x.offset + x.bytes);
       if (q.topology) {
         step_reduced[t][static_cast<std::size_t>(r)] = reduced;
+        step_after[t][static_cast<std::size_t>(r)] = after;
         continue;
       }
-      double transfer = 0;
-      for (const ClassLoad& l : load) transfer = std::max(transfer, l.time());
-      step_time[t] = std::max(step_time[t], transfer + reduced * c.gamma);
+      double sends = 0, recvs = 0;
+      for (int d = 0; d < classes; ++d) {
+        sends = std::max(sends, load[static_cast<std::size_t>(d)].time());
+        recvs = std::max(recvs, load[static_cast<std::size_t>(classes + d)].time());
+      }
+      step_time[t] = std::max(step_time[t], leave_step(sends, recvs, reduced * c.gamma, after));
     }
   }
   if (q.topology) {
     // Each rank keeps its own clock: a step's message starts when both its ends have finished
-    // the previous step, and a rank leaves a step after its last message and its reduce. The
-    // schedule's time is the last rank's clock.
+    // the previous step, and a rank leaves a step as leave_step() says. The schedule's time is
+    // the last rank's clock.
     const Topology& topo = *q.topology;
     std::vector<std::vector<std::size_t>> on_link(static_cast<std::size_t>(topo.link_count()));
     std::vector<double> link_free(on_link.size(), 0.0);  // when each link has served its flows
@@ -291,14 +308,15 @@ double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
                             clock[static_cast<std::size_t>(ms[i].dst)]);
       const std::vector<double> time =
           step_times(topo, ms, start, static_cast<double>(q.bytes), on_link, link_free);
-      std::vector<double> next = clock;
-      for (std::size_t i = 0; i < ms.size(); ++i)
-        for (const int r : {ms[i].src, ms[i].dst}) {
-          double& slot = next[static_cast<std::size_t>(r)];
-          slot = std::max(slot, start[i] + time[i]);
-        }
-      for (std::size_t r = 0; r < next.size(); ++r)
-        clock[r] = next[r] + step_reduced[t][r] * c.gamma;
+      std::vector<double> sends = clock, recvs = clock;
+      for (std::size_t i = 0; i < ms.size(); ++i) {
+        double& sent = sends[static_cast<std::size_t>(ms[i].src)];
+        double& received = recvs[static_cast<std::size_t>(ms[i].dst)];
+        sent = std::max(sent, start[i] + time[i]);
+        received = std::max(received, start[i] + time[i]);
+      }
+      for (std::size_t r = 0; r < clock.size(); ++r)
+        clock[r] = leave_step(sends[r], recvs[r], step_reduced[t][r] * c.gamma, step_after[t][r]);
     }
     return *std::max_element(clock.begin(), clock.end());
   }
@@ -370,6 +388,8 @@ std::vector<Case> cases(const Dims& grid, std::size_t bytes) {
   for (const HdOrder order : {HdOrder::near, HdOrder::far})
     out.push_back(
         {"rhd", [=](int r) { return std::vector<Schedule>{rhd_schedule(p, r, bytes, 1, order)}; }});
+  // rd's exchanges reduce what they send: reduced after the step's sends (leave_step).
+  out.push_back({"rd", [=](int r) { return std::vector<Schedule>{rd_schedule(p, r, bytes, 1)}; }});
   return out;
 }
 
