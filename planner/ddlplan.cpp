@@ -9,17 +9,25 @@
 // candidates.hpp) are simulated; then the best kSegmentBases simulated per size are simulated
 // again with each --segments size below their largest transfer (the model does not see the
 // executor's segments); the fastest simulated wins.
+//
+// Under mpirun (`mpirun -np N ddlplan ...`) every rank prices the same candidates (pricing is
+// deterministic) and simulates its share of each stage's sizes (size k on rank k mod N, with
+// its own --jobs children); the times are exchanged so every rank goes on with all of them, and
+// rank 0 reports progress and writes the plan: the same file as one process writes.
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <boost/program_options.hpp>
 #include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -34,6 +42,7 @@
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
 #include "sim/route_topology.hpp"
+#include "sim/sweep_mpi.hpp"
 
 namespace po = boost::program_options;
 using namespace ddl;
@@ -69,11 +78,57 @@ std::vector<std::size_t> parse_segments(const std::string& text) {
 
 struct Progress {
   Clock::time_point start = Clock::now();
+  bool speaks = true;  // rank 0 of several speaks for all
   void operator()(const std::string& what) const {
+    if (!speaks) return;
     std::cerr << "ddlplan: " << what << " ("
               << std::chrono::duration<double>(Clock::now() - start).count() << " s)\n";
   }
 };
+
+// Simulates this rank's share of `jobs` (job k on rank k mod N) and returns every job's times,
+// from all ranks. `done` counts this rank's share.
+std::vector<std::vector<double>> simulate_spread(
+    const sim::SweepRanks& ranks, const sim::Platform& platform, const Options& options,
+    const std::vector<planner::SimulationJob>& jobs, int parallel, unsigned timeout_s,
+    const std::function<void(std::size_t, std::size_t)>& done) {
+  const auto n = static_cast<std::size_t>(ranks.size());
+  const auto me = static_cast<std::size_t>(ranks.rank());
+  std::vector<planner::SimulationJob> mine;
+  for (std::size_t k = me; k < jobs.size(); k += n) mine.push_back(jobs[k]);
+  std::vector<double> flat;
+  std::string error;
+  try {
+    for (const std::vector<double>& t :
+         planner::simulate_jobs(platform, options, mine, parallel, timeout_s, done))
+      flat.insert(flat.end(), t.begin(), t.end());
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  const std::vector<std::vector<double>> shares =
+      sim::allgather_values(ranks, flat, error.empty() ? nullptr : &error);
+  std::vector<std::vector<double>> times(jobs.size());
+  std::vector<std::size_t> used(n, 0);
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    const std::vector<double>& share = shares[k % n];
+    std::size_t& at = used[k % n];
+    const std::size_t count = jobs[k].algorithms.size();
+    if (at + count > share.size())
+      throw BackendError("rank " + std::to_string(k % n) + " sent too few simulated times");
+    times[k].assign(share.begin() + static_cast<std::ptrdiff_t>(at),
+                    share.begin() + static_cast<std::ptrdiff_t>(at + count));
+    at += count;
+  }
+  return times;
+}
+
+// Simulations at once: the CPUs, shared by the ranks mpirun put on this node.
+int default_jobs() {
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const long ranks_here = local ? std::strtol(local, nullptr, 10) : 1;
+  return static_cast<int>(std::max(1L, static_cast<long>(cpus) / std::max(1L, ranks_here)));
+}
 
 void print_help(std::ostream& out, const po::options_description& desc) {
   out << "Usage: ddlplan --platform FILE --out PLAN.json [options]\n\n"
@@ -87,7 +142,7 @@ void print_help(std::ostream& out, const po::options_description& desc) {
          "  ddlsim --platform platforms/s822lc_64.xml --algo auto --plan s822lc_64.plan.json\n";
 }
 
-int run(int argc, char** argv) {
+int run(int argc, char** argv, sim::SweepRanks& ranks) {
   po::options_description desc("Options");
   // clang-format off
   desc.add_options()
@@ -103,7 +158,7 @@ int run(int argc, char** argv) {
       ("keep", po::value<std::string>()->default_value("12"), "candidates kept per anchor size by the model")
       ("confirm", po::value<std::string>()->default_value("3"), "candidates simulated per size (1..50), with those priced within 2 % of the last (50 at most)")
       ("segments", po::value<std::string>()->default_value("64K,256K,1M,4M"), "segment sizes simulated on the best 2 simulated per size (below their largest transfer), or none")
-      ("jobs", po::value<std::string>(), "simulations at once (default: the CPUs)")
+      ("jobs", po::value<std::string>(), "simulations at once (default: the CPUs; under mpirun, per rank: the CPUs over the node's ranks)")
       ("timeout", po::value<std::string>()->default_value("600"), "seconds per size's simulation");
   // clang-format on
   const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlplan");
@@ -135,14 +190,14 @@ int run(int argc, char** argv) {
       harness::parse_integer(vm["keep"].as<std::string>(), "keep", 1, 1000));
   const auto confirm = static_cast<std::size_t>(
       harness::parse_integer(vm["confirm"].as<std::string>(), "confirm", 1, 50));
-  const int jobs =
-      vm.count("jobs")
-          ? static_cast<int>(harness::parse_integer(vm["jobs"].as<std::string>(), "jobs", 1, 256))
-          : std::max(1u, std::thread::hardware_concurrency());
+  const int jobs = vm.count("jobs") ? static_cast<int>(harness::parse_integer(
+                                         vm["jobs"].as<std::string>(), "jobs", 1, 256))
+                                   : default_jobs();
   const auto timeout = static_cast<unsigned>(
       harness::parse_integer(vm["timeout"].as<std::string>(), "timeout", 1, 86400));
 
-  const Progress progress;
+  Progress progress;
+  progress.speaks = ranks.root();
   simgrid::s4u::Engine& engine = sim::start_engine(argv[0]);
   const sim::Platform platform = sim::load_platform(engine, platform_file);
   std::optional<Dims> requested;
@@ -154,7 +209,8 @@ int run(int argc, char** argv) {
   options.cost = sim::platform_costs(platform, dims);
   if (list) {
     // The space the search covers, variants included: what an exhaustive evaluation simulates.
-    for (const std::string& a : candidate_algorithms(p, space)) std::cout << a << "\n";
+    if (ranks.root())
+      for (const std::string& a : candidate_algorithms(p, space)) std::cout << a << "\n";
     return 0;
   }
   const sim::RouteTopology topology(platform);
@@ -241,10 +297,16 @@ int run(int argc, char** argv) {
     model_us.push_back(std::move(models));
   }
   progress("model: " + std::to_string(shortlist.size()) + " shortlisted at every size");
-  // Stage 3: simulate.
-  auto times = planner::simulate_jobs(
-      platform, options, sim_jobs, jobs, timeout, [&](std::size_t done, std::size_t total) {
-        progress("simulated " + std::to_string(done) + "/" + std::to_string(total) + " sizes");
+  // Stage 3: simulate. A rank's share takes at most its sizes' timeouts, one after another.
+  auto bound = [&](std::size_t count) {
+    return static_cast<double>(timeout) * static_cast<double>(count / ranks.size() + 1);
+  };
+  const std::string share = ranks.size() > 1 ? " of rank 0's" : "";
+  ranks.set_timeout(bound(sim_jobs.size()));
+  auto times = simulate_spread(
+      ranks, platform, options, sim_jobs, jobs, timeout, [&](std::size_t done, std::size_t total) {
+        progress("simulated " + std::to_string(done) + "/" + std::to_string(total) + share +
+                 " sizes");
       });
   // Stage 4: the segmented variants of each size's fastest kSegmentBases, simulated.
   std::vector<planner::SimulationJob> segment_jobs;
@@ -268,10 +330,12 @@ int run(int argc, char** argv) {
   if (!segment_jobs.empty()) {
     progress("segments: " + std::to_string(variants) + " segmented variants at " +
              std::to_string(segment_jobs.size()) + " sizes");
-    const auto segment_times = planner::simulate_jobs(
-        platform, options, segment_jobs, jobs, timeout, [&](std::size_t done, std::size_t total) {
+    ranks.set_timeout(bound(segment_jobs.size()));
+    const auto segment_times = simulate_spread(
+        ranks, platform, options, segment_jobs, jobs, timeout,
+        [&](std::size_t done, std::size_t total) {
           progress("simulated segments at " + std::to_string(done) + "/" + std::to_string(total) +
-                   " sizes");
+                   share + " sizes");
         });
     for (std::size_t j = 0; j < segment_jobs.size(); ++j) {
       const std::size_t i = segment_size_index[j];
@@ -310,6 +374,7 @@ int run(int argc, char** argv) {
   }
   file.plan = plan_from_choices(p, sizes, choices);
   file.plan.validate();
+  if (!ranks.root()) return 0;
   write_plan_file(out_file, file);
   progress("wrote " + out_file + " (" + std::to_string(file.plan.entries.size()) + " entries)");
   return 0;
@@ -318,10 +383,18 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::optional<sim::SweepRanks> ranks;  // several under mpirun (sim/sweep_mpi.hpp)
   try {
-    return run(argc, argv);
-  } catch (const std::exception& e) {
+    ranks.emplace(argc, argv);
+    return run(argc, argv, *ranks);
+  } catch (const Timeout& e) {
+    // The rank that did not answer would keep MPI_Finalize waiting too: end the job.
     std::cerr << "ddlplan: " << e.what() << "\n";
+    ranks->abort(1);
+  } catch (const std::exception& e) {
+    // Every rank parses the same flags and prices the same candidates, and a failed share
+    // reaches every rank with the times (allgather_values): rank 0 speaks for all.
+    if (!ranks || ranks->root()) std::cerr << "ddlplan: " << e.what() << "\n";
     return 1;
   }
 }

@@ -8,9 +8,14 @@ node fabrics' routers and the leaf switch routers, so routes inside a group are 
 count per GPU pair: a GPU reaches the network through its own NIC, and across rails it crosses
 its node's fabric first to the GPU on the destination's rail (NCCL's PXN) rather than the
 spine. Above one group, a router group<k>-up joins the group's leaf uplinks; groups meet in a
-spine zone (three tiers: pod zones of groups, pod spines, a core). A spine or core hop is a pair
-of FATPIPE links, `-in` and `-out`, half the hop latency each, because SimGrid forbids an empty
-zoneRoute and every route must cross each switch exactly once.
+spine zone (three tiers: pod zones of groups, pod spines, a core).
+
+Switches are non-blocking, so they are routers, not links, and each hop's latency is folded into
+links that every route through the switch crosses (s822lc.py says why a FATPIPE link would not
+do): half a leaf hop into each NIC link; above one group, half a hop into each leaf uplink and
+each group uplink (group<k>-spine, the group's uplinks together, which also keeps the zoneRoute
+to the spine from being empty, as SimGrid requires), and with three tiers a whole hop into each
+pod uplink. A route crosses as many switch hops' latency as switches.
 """
 from platform_xml import begin, bw, finish, lat, num, switch_zone
 
@@ -93,7 +98,8 @@ class Cluster:
                          + f"; leaf uplinks = downlinks / {num(net.oversubscription)}"
                          + (f", pod uplinks = leaf uplinks / {num(net.pod_oversubscription)}" if self.three else "")
                          + f"; {lat(net.switch_latency.value)} per switch hop ({net.switch_latency.source}); "
-                         "switch ports at the NIC rate, non-blocking crossbars.")
+                         "switch ports at the NIC rate, non-blocking: switches are routers, their hops folded "
+                         "into the NIC links (half a hop each) and the uplinks.")
         lines.append(f"Ranks: rank = node * {node.gpus} + gpu on host n<node>-gpu<gpu> (ddl_rank, ddl_node, ddl_leaf).")
         return lines
 
@@ -159,8 +165,10 @@ class Cluster:
             self.calibrated_elements(x, p, fab.cal)
         if self.net.nodes > 1:
             for k, nic in enumerate(node.nics):
-                x.link(f"{p}nic{k}", node.nic.bandwidth.value, node.nic.latency.value,
-                       f"NIC {k} and cable: {figure_note(node.nic)}")
+                x.link(f"{p}nic{k}", node.nic.bandwidth.value,
+                       node.nic.latency.value + self.net.switch_latency.value / 2,
+                       f"NIC {k} and cable, and half the leaf hop: {figure_note(node.nic)}; hop: "
+                       f"{self.net.switch_latency.source}")
                 if nic.attach is None:
                     for g in nic.gpus:
                         x.link(f"{p}pcie-gpu{g}", node.pcie.bandwidth.value, node.pcie.latency.value,
@@ -206,37 +214,39 @@ class Cluster:
                         symmetrical=r.symmetrical)
 
     def nic_routes(self, x, n):
-        """Each NIC's way into its leaf: the crossbar on the way in, once per leaf crossing."""
+        """Each NIC's way into its leaf (the leaf's hop is half in each NIC link)."""
         p = f"n{n}-"
         for k, nic in enumerate(self.node.nics):
-            leaf = self.leaf(n, k)
-            sw, xbar, link = f"leaf{leaf}-sw", f"leaf{leaf}", f"{p}nic{k}"
+            sw, link = f"leaf{self.leaf(n, k)}-sw", f"{p}nic{k}"
             if nic.attach:
-                x.route(p + nic.attach, sw, [(link, "UP"), (xbar, None)], symmetrical=False)
+                x.route(p + nic.attach, sw, [(link, "UP")], symmetrical=False)
                 x.route(sw, p + nic.attach, [(link, "DOWN")], symmetrical=False)
                 continue
             for g in nic.gpus:  # no router between: a GPU cannot reach a neighbour through its NIC
-                x.route(f"{p}gpu{g}", sw, [(f"{p}pcie-gpu{g}", "UP"), (link, "UP"), (xbar, None)], symmetrical=False)
+                x.route(f"{p}gpu{g}", sw, [(f"{p}pcie-gpu{g}", "UP"), (link, "UP")], symmetrical=False)
                 x.route(sw, f"{p}gpu{g}", [(link, "DOWN"), (f"{p}pcie-gpu{g}", "DOWN")], symmetrical=False)
 
     # -- groups, pods, the whole -------------------------------------------------------------
     def group_body(self, x, group):
         nodes = range(group * self.npl, (group + 1) * self.npl)
         leaves = range(group * self.leaves_per_group, (group + 1) * self.leaves_per_group)
-        nic, sl = self.node.nic, self.net.switch_latency
+        sl = self.net.switch_latency
         up = f"group{group}-up" if self.groups > 1 else None
         for leaf in leaves:
             x.add(f'<router id="leaf{leaf}-sw"/>')
         if up:
             x.add(f'<router id="{up}"/>')
+        # Rails: a route from one rail's leaf to another's inside the group could go over the spine
+        # (up router) in as few links as NCCL's PXN path through the node's fabric; Floyd keeps
+        # the fewest links, so the way down gets one more link, of no latency, to make PXN shorter.
+        detour = up and self.leaves_per_group > 1
         for leaf in leaves:
-            rail = f" (rail {leaf % self.leaves_per_group})" if self.leaves_per_group > 1 else ""
-            x.link(f"leaf{leaf}", nic.bandwidth.value, sl.value,
-                   f"leaf {leaf}{rail} crossbar, non-blocking at the NIC rate; hop latency: {sl.source}",
-                   policy="FATPIPE")
             if up:
-                x.link(f"leaf{leaf}-up", self.leaf_up_bw, 0, f"all uplinks of leaf {leaf}: downlinks / "
-                       f"{num(self.net.oversubscription)}; cable delay inside the hop figure")
+                x.link(f"leaf{leaf}-up", self.leaf_up_bw, sl.value / 2, f"all uplinks of leaf {leaf}: downlinks / "
+                       f"{num(self.net.oversubscription)}; half a switch hop ({sl.source}), cable delay inside it")
+            if detour:
+                x.link(f"leaf{leaf}-down", self.leaf_up_bw, 0, f"leaf {leaf}'s side of its uplinks on the way "
+                       "down: as wide, no latency; one link more than PXN for a detour over the spine")
         for n in nodes:
             self.node_elements(x, n)
         for n in nodes:
@@ -245,23 +255,23 @@ class Cluster:
         if up:
             for leaf in leaves:
                 x.route(f"leaf{leaf}-sw", up, [(f"leaf{leaf}-up", "UP")], symmetrical=False)
-                x.route(up, f"leaf{leaf}-sw", [(f"leaf{leaf}-up", "DOWN"), (f"leaf{leaf}", None)], symmetrical=False)
+                down = [(f"leaf{leaf}-up", "DOWN")] + ([(f"leaf{leaf}-down", "UP")] if detour else [])
+                x.route(up, f"leaf{leaf}-sw", down, symmetrical=False)
 
-    def switch_halves(self, x, name, what):
+    def groups_under(self, x, groups, spine_zone, spine_sw):
         sl = self.net.switch_latency
-        for half in ("in", "out"):
-            x.link(f"{name}-{half}", self.node.nic.bandwidth.value, sl.value / 2,
-                   f"{what}, {half} half: non-blocking at the NIC rate, half the hop latency ({sl.source})",
-                   policy="FATPIPE")
-
-    def groups_under(self, x, groups, spine_zone, spine_sw, spine):
         for g in groups:
             x.open(f'<zone id="group{g}" routing="Floyd">')
             self.group_body(x, g)
             x.close("zone")
+            x.link(f"group{g}-spine", self.leaves_per_group * self.leaf_up_bw, sl.value / 2,
+                   f"group {g}'s uplinks together (its leaves' uplinks: never the tighter); half a switch hop "
+                   f"({sl.source})")
         for g in groups:
-            x.route(f"group{g}", spine_zone, [(f"{spine}-in", None)], gw=(f"group{g}-up", spine_sw), symmetrical=False)
-            x.route(spine_zone, f"group{g}", [(f"{spine}-out", None)], gw=(spine_sw, f"group{g}-up"), symmetrical=False)
+            x.route(f"group{g}", spine_zone, [(f"group{g}-spine", "UP")], gw=(f"group{g}-up", spine_sw),
+                    symmetrical=False)
+            x.route(spine_zone, f"group{g}", [(f"group{g}-spine", "DOWN")], gw=(spine_sw, f"group{g}-up"),
+                    symmetrical=False)
 
     def xml(self):
         G, N = self.node.gpus, self.net.nodes
@@ -284,27 +294,23 @@ class Cluster:
             self.group_body(x, 0)
         elif not self.three:
             switch_zone(x, "spine", "spine-sw")
-            self.switch_halves(x, "spine", "spine level")
-            self.groups_under(x, range(self.groups), "spine", "spine-sw", "spine")
+            self.groups_under(x, range(self.groups), "spine", "spine-sw")
         else:
             switch_zone(x, "core", "core-sw")
-            self.switch_halves(x, "core", "core level")
             gpp = self.groups_per_pod
+            sl = self.net.switch_latency
             for pod in range(self.pods):
                 x.open(f'<zone id="pod{pod}" routing="Floyd">')
                 switch_zone(x, f"pod{pod}-spine", f"pod{pod}-spine-sw")
-                self.switch_halves(x, f"pod{pod}-spine", f"spine level of pod {pod}")
-                self.groups_under(x, range(pod * gpp, (pod + 1) * gpp), f"pod{pod}-spine", f"pod{pod}-spine-sw",
-                                  f"pod{pod}-spine")
+                self.groups_under(x, range(pod * gpp, (pod + 1) * gpp), f"pod{pod}-spine", f"pod{pod}-spine-sw")
                 x.close("zone")
-                x.link(f"pod{pod}-up", self.pod_up_bw, 0, f"all uplinks of pod {pod}: leaf uplinks / "
-                       f"{num(self.net.pod_oversubscription)}; cable delay inside the hop figure")
+                x.link(f"pod{pod}-up", self.pod_up_bw, sl.value, f"all uplinks of pod {pod}: leaf uplinks / "
+                       f"{num(self.net.pod_oversubscription)}; a switch hop ({sl.source}): the core's on the way up, "
+                       "the destination pod spine's on the way down, cable delay inside it")
             for pod in range(self.pods):
                 sw = f"pod{pod}-spine-sw"
-                x.route(f"pod{pod}", "core", [(f"pod{pod}-spine-out", None), (f"pod{pod}-up", "UP"), ("core-in", None)],
-                        gw=(sw, "core-sw"), symmetrical=False)
-                x.route("core", f"pod{pod}", [("core-out", None), (f"pod{pod}-up", "DOWN"), (f"pod{pod}-spine-in", None)],
-                        gw=("core-sw", sw), symmetrical=False)
+                x.route(f"pod{pod}", "core", [(f"pod{pod}-up", "UP")], gw=(sw, "core-sw"), symmetrical=False)
+                x.route("core", f"pod{pod}", [(f"pod{pod}-up", "DOWN")], gw=("core-sw", sw), symmetrical=False)
         return finish(x)
 
 

@@ -4,12 +4,20 @@ Layout (see README.md): one Floyd zone per leaf switch holds its nodes' GPU host
 and the switch router; a top Floyd zone joins the leaves through the spine. Floyd picks the
 route with the fewest links, so a GPU leaves through its own socket's HCA and enters through
 the destination GPU's socket HCA (3 links) rather than crossing an X-bus on either side (4).
+
+The switches are non-blocking, so they are routers, not links: a switch hop's latency is folded
+into the links every route through it crosses (half a leaf hop into each HCA, a spine and a leaf
+hop into each leaf uplink). A FATPIPE link would cap each flow at the port rate, which the HCA
+already does, and SimGrid 3.32 would also slow the flows on it that have longer routes: its fair
+share is weighted by route latency, and on a FATPIPE link every flow gets the bandwidth times the
+shortest latency on it over its own (a flow from another leaf got 92.6 % of the port rate on a
+leaf's crossbar shared with flows from inside the leaf: 2.5 us / 2.7 us). It would also put every
+flow between nodes in one linear system for SimGrid's solver (experiments/results/bench_sim.md).
 """
 from platform_xml import begin, finish, lat, num, switch_zone
 
 
 def s822lc_notes(a):
-    hca_lat = (a.ib_latency - a.switch_latency) / 2
     return [
         "IBM Power System S822LC for HPC nodes: 2 POWER8 sockets, 4 P100 (SXM2), NVLink 1.0, 2 EDR HCAs.",
         f"P100: {num(a.gpu_speed / 1e12)} TFLOP/s FP32, {num(a.gpu_memory_bandwidth / 1e9)} GB/s HBM2 (NVIDIA P100 datasheet).",
@@ -17,9 +25,11 @@ def s822lc_notes(a):
         f"pairs use {a.nvlinks_per_pair} links each (Redbook REDP-5405); latency {lat(a.nvlink_latency)} assumed.",
         f"X-bus: {num(a.xbus_bw / 1e9)} GB/s per direction assumed; latency {lat(a.xbus_latency)} assumed.",
         f"HCA: EDR {num(a.hca_bw / 1e9)} GB/s per direction, one per socket (assumed typical configuration); "
-        f"latency {lat(hca_lat)} = ({lat(a.ib_latency)} MPI end to end, assumed, minus one switch hop) / 2.",
+        f"latency {lat(a.ib_latency / 2)} = {lat(a.ib_latency)} MPI end to end (assumed; it includes one switch hop) / 2.",
         f"Switches: {lat(a.switch_latency)} per hop, two-level fat-tree, {a.nodes_per_leaf} nodes per leaf, "
-        f"uplinks = downlinks / {num(a.oversubscription)} (assumed).",
+        f"uplinks = downlinks / {num(a.oversubscription)} (assumed). Non-blocking, so routers, not links: "
+        "the leaf hop is in the HCAs' latency (half each), the spine hop and the other leaf's hop in the "
+        f"leaf uplinks' ({lat(a.switch_latency)} each).",
         "Ranks: rank = node * 4 + gpu on host n<node>-gpu<gpu> (host property ddl_rank).",
         "Zones: one Floyd zone per leaf switch (GPU hosts, CPU and switch routers); above 1 leaf, a top Floyd zone "
         "joins the leaves through the spine. Routes are shortest in link count.",
@@ -42,11 +52,11 @@ def s822lc_node(x, n, a, with_hcas):
     x.link(f"n{n}-xbus", a.xbus_bw, a.xbus_latency, "POWER8 X-bus: assumed")
     if with_hcas:
         for s in (0, 1):
-            x.link(f"n{n}-hca{s}", a.hca_bw, (a.ib_latency - a.switch_latency) / 2,
-                   "EDR HCA, PCIe and cable: assumed; latency from the end-to-end figure, assumed")
+            x.link(f"n{n}-hca{s}", a.hca_bw, a.ib_latency / 2,
+                   "EDR HCA, PCIe and cable: assumed; latency half the end-to-end figure (leaf hop included), assumed")
 
 
-def s822lc_node_routes(x, n, sw=None, leaf=None):
+def s822lc_node_routes(x, n, sw=None):
     """Routes of node n (the DTD wants them after every host, router and link of the zone)."""
     for s in (0, 1):
         g0, g1 = 2 * s, 2 * s + 1
@@ -56,21 +66,18 @@ def s822lc_node_routes(x, n, sw=None, leaf=None):
     x.route(f"n{n}-cpu0", f"n{n}-cpu1", [(f"n{n}-xbus", "UP")])
     if sw:
         for s in (0, 1):
-            # Asymmetric so that the crossbar appears once on CPU -> switch -> CPU.
-            x.route(f"n{n}-cpu{s}", sw, [(f"n{n}-hca{s}", "UP"), (f"leaf{leaf}", None)], symmetrical=False)
+            x.route(f"n{n}-cpu{s}", sw, [(f"n{n}-hca{s}", "UP")], symmetrical=False)
             x.route(sw, f"n{n}-cpu{s}", [(f"n{n}-hca{s}", "DOWN")], symmetrical=False)
 
 
 def s822lc_leaf(x, leaf, nodes, a):
-    """The content of leaf switch `leaf`'s Floyd zone: its nodes, its switch router and crossbar."""
+    """The content of leaf switch `leaf`'s Floyd zone: its nodes and its switch router."""
     sw = f"leaf{leaf}-sw"
     x.add(f'<router id="{sw}"/>')
-    x.link(f"leaf{leaf}", a.hca_bw, a.switch_latency, "leaf crossbar, non-blocking: EDR port rate, one hop (assumed)",
-           policy="FATPIPE")
     for n in nodes:
         s822lc_node(x, n, a, with_hcas=True)
     for n in nodes:
-        s822lc_node_routes(x, n, sw, leaf)
+        s822lc_node_routes(x, n, sw)
 
 
 def s822lc(nodes, a):
@@ -89,19 +96,17 @@ def s822lc(nodes, a):
         s822lc_leaf(x, 0, range(nodes), a)
         return finish(x)
     switch_zone(x, "spine-switch", "spine-sw")
-    x.link("spine", a.hca_bw, a.switch_latency, "spine level, non-blocking: EDR port rate per flow, one hop (assumed)",
-           policy="FATPIPE")
     up_bw = 2 * npl * a.hca_bw / a.oversubscription
     for leaf in range(leaves):
         x.open(f'<zone id="leaf{leaf}" routing="Floyd">')
         s822lc_leaf(x, leaf, range(leaf * npl, (leaf + 1) * npl), a)
         x.close("zone")
-        x.link(f"leaf{leaf}-up", up_bw, 0, f"{2 * npl} EDR uplinks / oversubscription {num(a.oversubscription)} "
-               "(assumed); cable delay inside the hop figure")
+        x.link(f"leaf{leaf}-up", up_bw, a.switch_latency,
+               f"{2 * npl} EDR uplinks / oversubscription {num(a.oversubscription)} (assumed); latency: one switch "
+               "hop (the spine's half of the way, or the destination leaf's: assumed), cable delay inside it")
     for leaf in range(leaves):
-        # Going up crosses the spine; coming down crosses the destination leaf's crossbar.
-        x.route(f"leaf{leaf}", "spine-switch", [(f"leaf{leaf}-up", "UP"), ("spine", None)],
-                gw=(f"leaf{leaf}-sw", "spine-sw"), symmetrical=False)
-        x.route("spine-switch", f"leaf{leaf}", [(f"leaf{leaf}-up", "DOWN"), (f"leaf{leaf}", None)],
-                gw=("spine-sw", f"leaf{leaf}-sw"), symmetrical=False)
+        x.route(f"leaf{leaf}", "spine-switch", [(f"leaf{leaf}-up", "UP")], gw=(f"leaf{leaf}-sw", "spine-sw"),
+                symmetrical=False)
+        x.route("spine-switch", f"leaf{leaf}", [(f"leaf{leaf}-up", "DOWN")], gw=("spine-sw", f"leaf{leaf}-sw"),
+                symmetrical=False)
     return finish(x)

@@ -271,4 +271,53 @@ std::vector<CaseResult> run_cases_spread(const SweepRanks& ranks, const Platform
   return out;
 }
 
+std::vector<std::vector<double>> allgather_values(const SweepRanks& ranks,
+                                                  const std::vector<double>& mine,
+                                                  const std::string* error) {
+  if (ranks.size() == 1) {
+    if (error) throw BackendError("rank 0: " + *error);
+    return {mine};
+  }
+  // First every rank's status and payload size, then the payloads (the values, or the error's
+  // text) as bytes.
+  const auto n = static_cast<std::size_t>(ranks.size());
+  const std::string what = "exchanging the planner's simulated times";
+  std::vector<char> payload;
+  if (error) {
+    payload.assign(error->begin(), error->end());
+  } else {
+    payload.resize(mine.size() * sizeof(double));
+    if (!mine.empty()) std::memcpy(payload.data(), mine.data(), payload.size());
+  }
+  const std::int64_t header[2] = {error ? 1 : 0, static_cast<std::int64_t>(payload.size())};
+  std::vector<std::int64_t> headers(2 * n);
+  MPI_Request req;
+  check(MPI_Iallgather(header, 2, MPI_INT64_T, headers.data(), 2, MPI_INT64_T, MPI_COMM_WORLD,
+                       &req),
+        "MPI_Iallgather");
+  wait_for(req, ranks.timeout(), ranks.rank(), what);
+  std::vector<int> counts(n), displs(n);
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < n; ++r) {
+    counts[r] = static_cast<int>(headers[2 * r + 1]);
+    displs[r] = static_cast<int>(total);
+    total += static_cast<std::size_t>(counts[r]);
+  }
+  std::vector<char> all(total);
+  check(MPI_Iallgatherv(payload.data(), static_cast<int>(payload.size()), MPI_CHAR, all.data(),
+                        counts.data(), displs.data(), MPI_CHAR, MPI_COMM_WORLD, &req),
+        "MPI_Iallgatherv");
+  wait_for(req, ranks.timeout(), ranks.rank(), what);
+  std::vector<std::vector<double>> out(n);
+  for (std::size_t r = 0; r < n; ++r) {
+    const char* p = all.data() + displs[r];
+    const auto bytes = static_cast<std::size_t>(counts[r]);
+    if (headers[2 * r] != 0)
+      throw BackendError("rank " + std::to_string(r) + ": " + std::string(p, bytes));
+    out[r].resize(bytes / sizeof(double));
+    if (bytes) std::memcpy(out[r].data(), p, bytes);
+  }
+  return out;
+}
+
 }  // namespace ddl::sim

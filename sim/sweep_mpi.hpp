@@ -8,6 +8,7 @@
 // pays nothing for it (a singleton MPI_Init measured 0.5 s here, a small ddlsim run 0.08 s).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "sim/platform.hpp"
@@ -59,5 +60,13 @@ std::vector<CaseResult> run_cases_spread(const SweepRanks& ranks, const Platform
                                          const SweepConfig& config,
                                          const std::vector<harness::SweepCase>& cases,
                                          const SweepProgress& progress = {});
+
+// For work shared out by hand (ddlplan's simulations, job k on rank k mod N): every rank's
+// values on every rank, values[r] being rank r's `mine`. A rank whose share failed passes its
+// message as `error`, and then every rank throws BackendError naming the first failed rank and
+// its message. Waiting for the others is bounded by ranks.timeout(). One rank: {mine}.
+std::vector<std::vector<double>> allgather_values(const SweepRanks& ranks,
+                                                  const std::vector<double>& mine,
+                                                  const std::string* error);
 
 }  // namespace ddl::sim

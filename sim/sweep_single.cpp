@@ -34,4 +34,11 @@ std::vector<CaseResult> run_cases_spread(const SweepRanks&, const Platform& plat
   return run_cases(platform, config, cases, progress);
 }
 
+std::vector<std::vector<double>> allgather_values(const SweepRanks&,
+                                                  const std::vector<double>& mine,
+                                                  const std::string* error) {
+  if (error) throw BackendError("rank 0: " + *error);
+  return {mine};
+}
+
 }  // namespace ddl::sim

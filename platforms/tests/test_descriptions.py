@@ -146,7 +146,7 @@ class Routes(unittest.TestCase):
             for g in range(8):
                 routes, count = routes_from(edges, f"n0-gpu{g}")
                 k = nic_of(g)
-                self.assertEqual(routes[f"n1-gpu{g}"], [f"n0-pcie-gpu{g}_UP", f"n0-nic{k}_UP", "leaf0",
+                self.assertEqual(routes[f"n1-gpu{g}"], [f"n0-pcie-gpu{g}_UP", f"n0-nic{k}_UP",
                                                        f"n1-nic{k}_DOWN", f"n1-pcie-gpu{g}_DOWN"], family)
                 self.assertEqual(count[f"n1-gpu{g}"], 1)
 
@@ -160,16 +160,16 @@ class Routes(unittest.TestCase):
         edges = zone_graph(group1)
         for g in range(8):
             routes, count = routes_from(edges, f"n32-gpu{g}")
-            self.assertEqual(routes[f"n33-gpu{g}"][2], f"leaf{8 + g}")  # same rail: its own leaf, nothing else
-            self.assertEqual(len(routes[f"n33-gpu{g}"]), 5)
-            self.assertEqual(routes["group1-up"], [f"n32-pcie-gpu{g}_UP", f"n32-nic{g}_UP", f"leaf{8 + g}",
-                                                   f"leaf{8 + g}-up_UP"])
+            # same rail: its own leaf (a router), nothing else
+            self.assertEqual(routes[f"n33-gpu{g}"], [f"n32-pcie-gpu{g}_UP", f"n32-nic{g}_UP", f"n33-nic{g}_DOWN",
+                                                     f"n33-pcie-gpu{g}_DOWN"])
+            self.assertEqual(routes["group1-up"], [f"n32-pcie-gpu{g}_UP", f"n32-nic{g}_UP", f"leaf{8 + g}-up_UP"])
             self.assertEqual(count["group1-up"], 1)
         # Across rails inside a group: through the node's NVSwitch to the rail of the destination
         # (NCCL's PXN), never up to the spine.
         routes, _ = routes_from(edges, "n32-gpu0")
         self.assertNotIn("group1-up", " ".join(routes["n33-gpu3"]))
-        self.assertEqual(len(routes["n33-gpu3"]), 7)
+        self.assertEqual(len(routes["n33-gpu3"]), 6)
 
     def test_dgx1_cube_mesh_links_and_two_hop_pairs(self):
         root = platform("--platform", "dgx1", "--nodes", "1")
@@ -197,7 +197,7 @@ class Routes(unittest.TestCase):
         root = platform("--description", os.path.join(DESCRIPTIONS, "s822lc.json"), "--nodes", "2")
         routes, _ = routes_from(zone_graph(root.find("zone")), "n0-gpu0")
         self.assertEqual(routes["n0-gpu2"], ["n0-nvl-gpu0-cpu0_UP", "n0-xbus_UP", "n0-nvl-gpu2-cpu1_DOWN"])
-        self.assertEqual(routes["n1-gpu2"], ["n0-nvl-gpu0-cpu0_UP", "n0-nic0_UP", "leaf0", "n1-nic1_DOWN",
+        self.assertEqual(routes["n1-gpu2"], ["n0-nvl-gpu0-cpu0_UP", "n0-nic0_UP", "n1-nic1_DOWN",
                                              "n1-nvl-gpu2-cpu1_DOWN"])
 
 

@@ -95,7 +95,7 @@ class ClosedForm(unittest.TestCase):
         with open(desc, "w") as f:
             json.dump(d, f)
         p = generate("h100_one_gpu", "--description", desc, "--nodes", "2")
-        self.assertEqual(route(p, 0, 1), ["n0-pcie-gpu0_UP", "n0-nic0_UP", "leaf0", "n1-nic0_DOWN", "n1-pcie-gpu0_DOWN"])
+        self.assertEqual(route(p, 0, 1), ["n0-pcie-gpu0_UP", "n0-nic0_UP", "n1-nic0_DOWN", "n1-pcie-gpu0_DOWN"])
         self.check(p, "ring", lambda s: 2 * (leaf_alpha(H100) + s / 2 / H100["nic_bw"]) + s / 2 * 3 / H100["mem"])
 
     def test_dgx_h100_fat_tree_ddl_8x2(self):
@@ -105,7 +105,7 @@ class ClosedForm(unittest.TestCase):
 
     def test_dgx_h100_rails_and_oversubscribed_uplinks_ddl_8x2x2(self):
         # Two groups of 2 nodes: rail r's leaf uplink carries the 2 GPUs r of its group.
-        spine = 2 * (H100["pcie"] + H100["nic"] + H100["hop"]) + H100["hop"]  # two leaves, the spine's halves
+        spine = 2 * (H100["pcie"] + H100["nic"] + H100["hop"]) + H100["hop"]  # two leaves and the spine
         for over in (1, 2):
             p = generate(f"dgx_h100_rail_4_{over}", "--platform", "dgx_h100", "--nodes", "4", "--topology", "rail",
                          "--nodes-per-leaf", "2", "--oversubscription", str(over))
@@ -118,8 +118,9 @@ class ClosedForm(unittest.TestCase):
         p = generate("dgx_a100_3tier_8", "--platform", "dgx_a100", "--nodes", "8", "--topology", "fat_tree3",
                      "--nodes-per-leaf", "2", "--leaves-per-pod", "2")
         edge = 2 * (A100["pcie"] + A100["nic"] + A100["hop"])
-        self.assertEqual(route(p, 0, 63)[4:10], ["pod0-spine-in", "pod0-spine-out", "pod0-up_UP", "core-in", "core-out",
-                                                 "pod1-up_DOWN"])
+        self.assertEqual(route(p, 0, 63), ["n0-pcie-gpu0_UP", "n0-nic0_UP", "leaf0-up_UP", "group0-spine_UP",
+                                           "pod0-up_UP", "pod1-up_DOWN", "group3-spine_DOWN", "leaf3-up_DOWN",
+                                           "n7-nic7_DOWN", "n7-pcie-gpu7_DOWN"])
         step = per_dim([2 * A100["nvl"], leaf_alpha(A100), edge + A100["hop"], edge + 3 * A100["hop"]],
                        [A100["nvl_bw"]] + [A100["nic_bw"]] * 3)
         self.check(p, "ddl", lambda s: dimensional_rings([8, 2, 2, 2], step, 3 / A100["mem"], s))
@@ -128,7 +129,7 @@ class ClosedForm(unittest.TestCase):
         # Rank order: inside a node the cube-mesh (>= 25 GB/s, <= 1 us); 7 -> 8 and 15 -> 0 cross
         # nodes on NICs 3 and 0 (12.5 GB/s, 2 (0.5 + 0.7) + 0.1 us), every direction used once.
         p = generate("dgx1_2", "--platform", "dgx1", "--nodes", "2")
-        self.assertEqual(route(p, 7, 8), ["n0-pcie-gpu7_UP", "n0-nic3_UP", "leaf0", "n1-nic0_DOWN", "n1-pcie-gpu0_DOWN"])
+        self.assertEqual(route(p, 7, 8), ["n0-pcie-gpu7_UP", "n0-nic3_UP", "n1-nic0_DOWN", "n1-pcie-gpu0_DOWN"])
         alpha = 2 * (0.5 + 0.7) * us + 0.1 * us
         self.check(p, "ring", lambda s: 30 * (alpha + s / 16 / 12.5e9) + 15 * s / 16 * 3 / 900e9)
 
@@ -141,14 +142,16 @@ class Routes(unittest.TestCase):
                 if a != b:
                     self.assertEqual(route(p, a, b), [f"n0-nvswitch-gpu{a}_UP", f"n0-nvswitch-gpu{b}_DOWN"])
         for g in range(8):
-            self.assertEqual(route(p, g, 8 + g)[2], f"leaf{g}")  # node 0 -> node 1, same rail
+            # node 0 -> node 1, same rail: its own leaf, a router between the two NICs
+            self.assertEqual(route(p, g, 8 + g), [f"n0-pcie-gpu{g}_UP", f"n0-nic{g}_UP", f"n1-nic{g}_DOWN",
+                                                  f"n1-pcie-gpu{g}_DOWN"])
             across = route(p, g, 32 * 8 + g)  # node 0 -> node 32 (the other group), same rail
-            self.assertEqual(across[:4], [f"n0-pcie-gpu{g}_UP", f"n0-nic{g}_UP", f"leaf{g}", f"leaf{g}-up_UP"])
-            self.assertEqual(across[-4:], [f"leaf{8 + g}-up_DOWN", f"leaf{8 + g}", f"n32-nic{g}_DOWN",
-                                           f"n32-pcie-gpu{g}_DOWN"])
+            self.assertEqual(across, [f"n0-pcie-gpu{g}_UP", f"n0-nic{g}_UP", f"leaf{g}-up_UP", "group0-spine_UP",
+                                      "group1-spine_DOWN", f"leaf{8 + g}-up_DOWN", f"leaf{8 + g}-down_UP",
+                                      f"n32-nic{g}_DOWN", f"n32-pcie-gpu{g}_DOWN"])
         # Across rails in a group: over the NVSwitch to the destination's rail (PXN).
         self.assertEqual(route(p, 0, 8 + 3), ["n0-nvswitch-gpu0_UP", "n0-nvswitch-gpu3_DOWN", "n0-pcie-gpu3_UP",
-                                              "n0-nic3_UP", "leaf3", "n1-nic3_DOWN", "n1-pcie-gpu3_DOWN"])
+                                              "n0-nic3_UP", "n1-nic3_DOWN", "n1-pcie-gpu3_DOWN"])
 
     def test_dgx1_nic_affinity(self):
         p = generate("dgx1_2", "--platform", "dgx1", "--nodes", "2")
@@ -179,7 +182,7 @@ class Calibrated(unittest.TestCase):
     def test_calibrated_nodes_scale_out_on_the_described_network(self):
         p = generate("calibrated_32", "--description", self.DESCRIPTION, "--nodes", "32")
         self.assertEqual(route(p, 0, 1), ["n0-gpu0-link_UP", "n0-bus", "n0-gpu1-link_DOWN"])
-        self.assertEqual(route(p, 0, 2), ["n0-pcie-gpu0_UP", "n0-nic0_UP", "leaf0", "n1-nic0_DOWN", "n1-pcie-gpu0_DOWN"])
+        self.assertEqual(route(p, 0, 2), ["n0-pcie-gpu0_UP", "n0-nic0_UP", "n1-nic0_DOWN", "n1-pcie-gpu0_DOWN"])
         times = simulate(p, "--algo", "ddl,rhd", "-b", "1M", "-e", "1M")
         self.assertEqual(len(times), 2)
         self.assertTrue(all(t > 0 for t in times.values()))

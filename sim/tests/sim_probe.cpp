@@ -2,6 +2,7 @@
 //   sim_probe [--hostfile FILE] PLATFORM ...   ranks from FILE (a platform without ddl_rank)
 //   sim_probe PLATFORM hosts          one "rank host" line per GPU
 //   sim_probe PLATFORM route SRC DST  the link names of the route from rank SRC to rank DST
+//   sim_probe PLATFORM latency SRC DST   that route's latency in seconds
 //   sim_probe PLATFORM costs [DIMS [FOOTPRINT]]   "dim alpha beta" per dimension, then "gamma g"
 //                                    (with FOOTPRINT bytes: one ring block's, as the model column)
 #include <cstdlib>
@@ -23,7 +24,8 @@ int main(int argc, char** argv) {
     }
     if (argc < 3)
       throw ddl::InvalidArgument(
-          "usage: sim_probe [--hostfile FILE] PLATFORM hosts|route SRC DST|costs [DIMS]");
+          "usage: sim_probe [--hostfile FILE] PLATFORM hosts|route SRC DST|latency SRC DST|costs "
+          "[DIMS]");
     simgrid::s4u::Engine& engine = ddl::sim::start_engine(argv[0]);
     const ddl::sim::Platform platform = ddl::sim::load_platform(engine, argv[1], choice);
     const std::string what = argv[2];
@@ -31,12 +33,13 @@ int main(int argc, char** argv) {
     if (what == "hosts") {
       for (int r = 0; r < platform.ranks(); ++r)
         std::cout << r << ' ' << platform.gpus[static_cast<std::size_t>(r)]->get_name() << '\n';
-    } else if (what == "route" && argc == 5) {
+    } else if ((what == "route" || what == "latency") && argc == 5) {
       std::vector<simgrid::s4u::Link*> links;
       double latency = 0;
       platform.gpus.at(std::stoul(argv[3]))
           ->route_to(platform.gpus.at(std::stoul(argv[4])), links, &latency);
-      for (std::size_t i = 0; i < links.size(); ++i)
+      if (what == "latency") std::cout << latency;
+      for (std::size_t i = 0; what == "route" && i < links.size(); ++i)
         std::cout << (i ? " " : "") << links[i]->get_name();
       std::cout << '\n';
     } else if (what == "costs") {

@@ -39,20 +39,33 @@ TEST_CASE("GPU0 -> GPU2 goes through CPU0, the X-bus and CPU1", "[sim][platform]
   CHECK(route("s822lc_2.xml", 0, 2) == "n0-nvl-gpu0-cpu0_UP n0-xbus_UP n0-nvl-gpu2-cpu1_DOWN");
 }
 
-TEST_CASE("node 0 GPU0 -> node 1 GPU0 goes through HCA 0 and the switch", "[sim][platform]") {
+TEST_CASE("node 0 GPU0 -> node 1 GPU0 goes through HCA 0 of each (the switch is a router)",
+          "[sim][platform]") {
   CHECK(route("s822lc_2.xml", 0, 4) ==
-        "n0-nvl-gpu0-cpu0_UP n0-hca0_UP leaf0 n1-hca0_DOWN n1-nvl-gpu0-cpu0_DOWN");
+        "n0-nvl-gpu0-cpu0_UP n0-hca0_UP n1-hca0_DOWN n1-nvl-gpu0-cpu0_DOWN");
 }
 
-TEST_CASE("across leaf switches the route climbs to the spine and back", "[sim][platform]") {
+// The switches are routers, their hops folded into the HCAs and uplinks (platforms/s822lc.py):
+// every route keeps the latency of its links and switch hops, 0.5 us an NVLink, 0.2 us the
+// X-bus, 0.7 us an HCA, 0.1 us a switch.
+TEST_CASE("routes keep the latency of their links and switch hops", "[sim][platform]") {
+  const auto latency = [](const std::string& file, int src, int dst) {
+    return std::stod(probe_out(platform(file) + " latency " + std::to_string(src) + " " +
+                               std::to_string(dst)));
+  };
+  CHECK(latency("s822lc_64.xml", 0, 1) == Approx(0.5e-6).epsilon(1e-12));
+  CHECK(latency("s822lc_64.xml", 0, 2) == Approx(1.2e-6).epsilon(1e-12));
+  CHECK(latency("s822lc_64.xml", 0, 4) == Approx((0.5 + 0.7 + 0.1 + 0.7 + 0.5) * 1e-6).epsilon(1e-12));
+  CHECK(latency("s822lc_64.xml", 0, 32) ==
+        Approx((0.5 + 0.7 + 3 * 0.1 + 0.7 + 0.5) * 1e-6).epsilon(1e-12));
+  // Big Basin: PCIe 0.5 us, NIC 2 us, one switch hop of 0.5 us.
+  CHECK(latency("bigbasin_2.xml", 0, 8) == Approx((0.5 + 2 + 0.5 + 2 + 0.5) * 1e-6).epsilon(1e-12));
+}
+
+TEST_CASE("across leaf switches the route climbs both leaves' uplinks", "[sim][platform]") {
   // s822lc_64: 8 nodes per leaf, so node 8 hangs off the second leaf.
-  const std::string r = route("s822lc_64.xml", 0, 32);
-  INFO(r);
-  CHECK(r.rfind("n0-nvl-gpu0-cpu0_UP n0-hca0_UP", 0) == 0);
-  CHECK(r.find("spine") != std::string::npos);
-  CHECK(r.size() > std::string("n8-hca0_DOWN n8-nvl-gpu0-cpu0_DOWN").size());
-  CHECK(r.substr(r.size() - std::string("n8-hca0_DOWN n8-nvl-gpu0-cpu0_DOWN").size()) ==
-        "n8-hca0_DOWN n8-nvl-gpu0-cpu0_DOWN");
+  CHECK(route("s822lc_64.xml", 0, 32) ==
+        "n0-nvl-gpu0-cpu0_UP n0-hca0_UP leaf0-up_UP leaf1-up_DOWN n8-hca0_DOWN n8-nvl-gpu0-cpu0_DOWN");
 }
 
 TEST_CASE("model parameters come from the routes and the GPU memory", "[sim][platform]") {
