@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # How fast and how lean the simulator is: wall time and peak memory (max RSS) of ddlsim for ONE
 # 100 MB allreduce, ring and ddl, at 256, 1024 and 4096 GPUs (S822LC clusters of 64, 256 and
-# 1024 nodes), timing-only mode, with step extrapolation (sim/README.md) unless EXACT=1. Not a
-# test: it asserts nothing; it reports against the targets 256 GPUs ring <= 0.2 s; 1024 ring
-# <= 2 s, ddl <= 0.5 s; 4096 ring <= 30 s, ddl <= 5 s; <= 1 GB.
+# 1024 nodes), timing-only mode, with step extrapolation (sim/README.md) unless EXACT=1; ddl at
+# 16384 GPUs (4096 nodes) once; one ResNet-50 training iteration with ddl at 4096 GPUs once. Not
+# a test: it asserts nothing; it reports against the targets 256 GPUs ring <= 0.2 s; 1024 ring
+# <= 2 s, ddl <= 0.5 s; 4096 ring <= 30 s, ddl <= 5 s; <= 1 GB; the ResNet-50 iteration <= 10 s;
+# 16384 GPUs simulated at all.
 #
 #   experiments/bench_sim.sh                     # uses build/bin/ddlsim (run make first)
 #   BUILD=build-rel experiments/bench_sim.sh     # another build directory
@@ -27,8 +29,9 @@
 # 1 MB, 1024 ranks passed the kernel's vm.max_map_count and smpirun aborted (with 128 MB blocks
 # it has run at 64 ranks, not yet at 1024).
 # PROFILE=1 also profiles: callgrind on the reduced cases (256-GPU ring, 1024-GPU ddl), perf on
-# the full-size ones (1024-GPU ring, 4096-GPU ddl and ring; each stopped after PROFILE_LIMIT s,
-# default 240), and what-if runs without the FATPIPE links.
+# the full-size ones (1024-GPU ring, 4096-GPU ddl and ring, the 4096-GPU ResNet-50 iteration;
+# each stopped after PROFILE_LIMIT s, default 240). What each lever gives, one at a time, is
+# experiments/sim_speed/levers.sh's.
 #
 # Writes experiments/results/bench_sim.csv, bench_sim.md (date, machine, load, the exact
 # commands, the table, targets; bench_sim_analysis.md is appended as its analysis) and, with
@@ -38,7 +41,7 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 REPS=${REPS:-3}
 CASE_TIMEOUT=${CASE_TIMEOUT:-900}
-GPUS=${GPUS-256 1024 4096}
+GPUS=${GPUS-256 1024 4096 16384}
 PROFILE=${PROFILE:-0}
 EXACT=${EXACT:-0}
 EXACT_FLAG=()
@@ -85,23 +88,26 @@ platform_for() {  # gpus -> platform file (4096 GPUs: generated now into $WORK, 
     64) echo platforms/s822lc_16.xml ;;
     256) echo platforms/s822lc_64.xml ;;
     1024) echo platforms/s822lc_256.xml ;;
-    4096)
-      local f=$WORK/s822lc_1024.xml
+    4096 | 16384)
+      local nodes=$(($1 / 4))
+      local f=$WORK/s822lc_$nodes.xml
       if [ ! -f "$f" ]; then
-        local cmd=(python3 platforms/generate.py --platform s822lc --nodes 1024 -o "$f")
+        local cmd=(python3 platforms/generate.py --platform s822lc --nodes "$nodes" -o "$f")
         echo "${cmd[*]}" | sed "s|$WORK|\$TMP|g" >> "$COMMANDS"
         "${cmd[@]}" > /dev/null
       fi
       echo "$f" ;;
-    *) echo "bench_sim.sh: no platform for $1 GPUs (GPUS and SMPI_CASES take 64, 256, 1024, 4096)" >&2; exit 1 ;;
+    *) echo "bench_sim.sh: no platform for $1 GPUs (GPUS and SMPI_CASES take 64, 256, 1024, 4096, 16384)" >&2; exit 1 ;;
   esac
 }
 
 # One timed run: /usr/bin/time wraps timeout wraps ddlsim, so a run killed at CASE_TIMEOUT still
 # gets its wall time and RSS (Linux folds the reaped child's peak RSS into timeout's).
-run_once() {  # gpus algo platform rep
-  local gpus=$1 algo=$2 platform=$3 rep=$4 tv=$WORK/time.txt log=$WORK/ddlsim.csv status=ok
-  local cmd=("$DDLSIM" --platform "$platform" --algo "$algo" -b 100M -e 100M --format csv "${EXACT_FLAG[@]}")
+run_once() {  # gpus algo platform rep [workload]
+  local gpus=$1 algo=$2 platform=$3 rep=$4 workload=${5:-} tv=$WORK/time.txt log=$WORK/ddlsim.csv status=ok
+  local what=(-b 100M -e 100M)
+  [ -n "$workload" ] && what=(--workload "$workload")
+  local cmd=("$DDLSIM" --platform "$platform" --algo "$algo" "${what[@]}" --format csv "${EXACT_FLAG[@]}")
   [ "$rep" = 1 ] && echo "/usr/bin/time -v timeout -k 10 $CASE_TIMEOUT ${cmd[*]}" | sed "s|$WORK|\$TMP|g" >> "$COMMANDS"
   local load1
   load1=$(cut -d' ' -f1 /proc/loadavg)
@@ -121,12 +127,18 @@ run_once() {  # gpus algo platform rep
     awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
   rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
   cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$tv")
-  sim=$(awk -F, -v a="$algo" '$5 == a { print $7 }' "$log")
-  dims=$(awk -F, -v a="$algo" '$5 == a { print $6 }' "$log")
+  if [ -n "$workload" ]; then  # gpus,algo,dims,iter_ms,...: the iteration in us
+    sim=$(awk -F, -v a="$algo" '$2 == a { printf "%.6f", $4 * 1000 }' "$log")
+    dims=$(awk -F, -v a="$algo" '$2 == a { print $3 }' "$log")
+  else
+    sim=$(awk -F, -v a="$algo" '$5 == a { print $7 }' "$log")
+    dims=$(awk -F, -v a="$algo" '$5 == a { print $6 }' "$log")
+  fi
   # A killed run printed nothing: its dims are the platform's natural grid (ddlsim's default).
   [ -n "$dims" ] || dims=$(sed -n 's/.*<prop id="ddl_dims" value="\([0-9x]*\)".*/\1/p' "$platform" | head -1)
   local label=$platform
-  [ "$gpus" = 4096 ] && label="generated s822lc --nodes 1024"
+  case $gpus in 4096 | 16384) label="generated s822lc --nodes $((gpus / 4))" ;; esac
+  [ -n "$workload" ] && algo="$algo $workload"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t-\n' "$gpus" "$algo" "$label" "$rep" "$wall" "$rss" \
     "${sim:--}" "${dims:--}" "$load1" "$status" "$cpu" >> "$RUNS"
   echo "  $gpus GPUs $algo run $rep: ${wall} s wall, $cpu s CPU, $((rss / 1024)) MB, load $load1, $status" >&2
@@ -136,13 +148,17 @@ for gpus in $GPUS; do
   platform=$(platform_for "$gpus")
   for algo in ddl ring; do
     reps=$REPS
-    [ "$gpus" = 4096 ] && [ "$algo" = ring ] && reps=1
+    [ "$gpus" -ge 4096 ] && [ "$algo" = ring ] && reps=1
+    [ "$gpus" = 16384 ] && reps=1
+    [ "$gpus" = 16384 ] && [ "$algo" = ring ] && continue  # 0.5 billion messages: not attempted
     for rep in $(seq 1 "$reps"); do
       run_once "$gpus" "$algo" "$platform" "$rep"
       # A timed-out case would time out again: no point spending another CASE_TIMEOUT on it.
       [ "$(tail -1 "$RUNS" | cut -f10)" = timeout ] && break
     done
   done
+  # One ResNet-50 iteration (5 buckets overlapping the backward pass) at 4096 GPUs, once.
+  if [ "$gpus" = 4096 ]; then run_once "$gpus" ddl "$platform" 1 resnet50; fi
 done
 
 # SimGrid's SMPI beside ddlsim, same platform files. A hostfile lists the GPU hosts in rank
@@ -225,9 +241,6 @@ fi
 # Where the time goes. callgrind counts instructions exactly but runs ~50x slower, so it gets the
 # reduced cases; perf samples the full-size ones at native speed. Self costs are then grouped
 # (SimGrid solver, scheduling, comm matching, ddl's own code, ...), so the groups add up to 100%.
-# The "nofat" runs repeat cases on a copy of the platform whose routes omit the FATPIPE leaf
-# crossbar and spine links (which carry only 0.1 us of latency and no sharing), to measure what
-# those links cost the solver: they put every inter-node flow into one connected LMM system.
 if [ "$PROFILE" = 1 ]; then
   PROF=$WORK/profiles
   mkdir -p "$PROF"
@@ -245,11 +258,13 @@ if [ "$PROFILE" = 1 ]; then
   done
   if command -v perf > /dev/null && perf record -o "$WORK/probe.perf" -- true > /dev/null 2>&1; then
     # A ring repeats one step 2(p-1) times, so its first PROFILE_LIMIT seconds are representative.
-    for c in "1024 ring" "4096 ddl" "4096 ring"; do
+    for c in "1024 ring" "4096 ddl" "4096 ring" "4096 ddl resnet50"; do
       set -- $c
       platform=$(platform_for "$1")
-      cmd=(perf record -F 499 -o "$PROF/perf_$1_$2.perf" -- timeout "${PROFILE_LIMIT:-240}" "$DDLSIM"
-        --platform "$platform" --algo "$2" -b 100M -e 100M --format csv)
+      what=(-b 100M -e 100M)
+      [ -n "${3:-}" ] && what=(--workload "$3")
+      cmd=(perf record -F 499 -o "$PROF/perf_$1_$2${3:+_$3}.perf" -- timeout "${PROFILE_LIMIT:-240}" "$DDLSIM"
+        --platform "$platform" --algo "$2" "${what[@]}" --format csv)
       record "${cmd[*]}"
       echo "  perf: $1 GPUs $2" >&2
       "${cmd[@]}" > /dev/null 2> "$WORK/profile.err" || [ $? = 124 ]
@@ -257,23 +272,6 @@ if [ "$PROFILE" = 1 ]; then
   else
     echo "bench_sim.sh: perf is missing or not allowed here: full-size cases not profiled" >&2
   fi
-  for c in "1024 ddl" "1024 ring" "4096 ddl"; do
-    set -- $c
-    platform=$(platform_for "$1")
-    nofat=$WORK/nofat_$1.xml
-    sed -E 's#<link_ctn id="(leaf[0-9]+|spine)"/>##g' "$platform" > "$nofat"
-    record "sed -E 's#<link_ctn id=\"(leaf[0-9]+|spine)\"/>##g' $platform > $nofat"
-    for p in "$platform" "$nofat"; do
-      cmd=("$DDLSIM" --platform "$p" --algo "$2" -b 100M -e 100M --format csv)
-      record "/usr/bin/time -v ${cmd[*]}"
-      echo "  what-if: $1 GPUs $2 on $p" >&2
-      /usr/bin/time -v -o "$WORK/time.txt" "${cmd[@]}" > "$WORK/ddlsim.csv"
-      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$(basename "$p")" \
-        "$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$WORK/time.txt")" \
-        "$(sed -n 's/.*User time (seconds): //p' "$WORK/time.txt")" \
-        "$(awk -F, -v a="$2" '$5 == a { print $7 }' "$WORK/ddlsim.csv")" >> "$PROF/whatif.tsv"
-    done
-  done
   python3 - "$PROF" "$PCOMMANDS" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(cut -d' ' -f1-3 /proc/loadavg)" \
     > "$OUT/bench_sim_profile.md" <<'PY'
 import glob, os, re, subprocess, sys
@@ -320,9 +318,6 @@ for f in sorted(glob.glob(f"{prof}/perf_*.perf"), key=lambda f: int(re.findall(r
     out = subprocess.run(["perf", "report", "-i", f, "--stdio", "--sort", "dso,symbol"], capture_output=True, text=True).stdout
     entries = [(float(m[1]), f"{m[3]} [{m[2]}]") for m in re.finditer(r"^\s+([\d.]+)%\s+(\S+)\s+\[.\]\s+(.*?)(?:\s+-\s+-)?\s*$", out, re.M)]
     report(f"{case} (perf, cpu-clock samples at 499 Hz)", entries, "samples", ["perf: time, so cache misses count too"])
-print("## What the FATPIPE leaf and spine links cost\n\nSame case, platform as generated vs. routes without"
-      " the FATPIPE links (`nofat`); one run each.\n\n| GPUs | algo | platform | wall | user s | simulated us |\n|---:|---|---|---:|---:|---:|")
-for line in open(f"{prof}/whatif.tsv"): print("| " + " | ".join(line.rstrip("\n").split("\t")) + " |")
 PY
 fi
 
@@ -335,7 +330,7 @@ EXACT=$EXACT SMPI_TIMEOUT=$SMPI_TIMEOUT python3 - "$RUNS" "$COMMANDS" "$OUT" "$S
 import csv, os, statistics, sys
 runs_file, commands_file, out, started, load_before, load_after, reps, timeout, ncpu, kernel, simgrid, btype = sys.argv[1:]
 TARGET_S = {(256, "ring"): 0.2, (1024, "ring"): 2.0, (1024, "ddl"): 0.5, (4096, "ring"): 30.0,
-            (4096, "ddl"): 5.0}
+            (4096, "ddl"): 5.0, (4096, "ddl resnet50"): 10.0}
 TARGET_RSS_MB = 1024
 cases = {}
 for row in csv.reader(open(runs_file), delimiter="\t"):
@@ -349,6 +344,7 @@ for row in csv.reader(open(runs_file), delimiter="\t"):
 
 def messages(gpus, algo, dims):
     if algo in ("ring", "smpi-lr"): return gpus * 2 * (gpus - 1)       # 2(p-1) sends per rank
+    if " " in algo: return None                                         # a training iteration
     if algo == "ddl" and dims != "-":                                   # 2 sum(d_i - 1) per rank
         return gpus * 2 * sum(int(d) - 1 for d in dims.split("x"))
     return None
@@ -379,18 +375,21 @@ def verdict(r):
     if target is not None:
         ok = r["med"] is not None and r["med"] <= target
         parts.append(f"{'met' if ok else 'MISSED'} (<= {target:g} s)")
-    ok = r["rss"] <= TARGET_RSS_MB
-    parts.append(f"memory {'met' if ok else 'MISSED'} (<= 1 GB)")
+    if r["gpus"] == 16384:
+        parts.append("simulated" if r["med"] is not None else "NOT simulated")
+    else:
+        ok = r["rss"] <= TARGET_RSS_MB
+        parts.append(f"memory {'met' if ok else 'MISSED'} (<= 1 GB)")
     return ", ".join(parts)
 
-L = ["# Simulator benchmark: one 100 MB allreduce, timing-only mode", "",
+L = ["# Simulator benchmark: one 100 MB allreduce, timing-only mode (and one training iteration)", "",
      f"- date: {started} (UTC); ddlsim build type: {btype or 'unknown'}; SimGrid {simgrid}",
      f"- {'every step played (--exact)' if os.environ.get('EXACT') == '1' else 'step extrapolation on (the default; EXACT=1 plays every step)'}",
      f"- machine: {kernel}, nproc {ncpu}; load average (1, 5, 15 min) before {load_before}, after {load_after}",
-     f"- {reps} runs per case (median wall time, max RSS over the runs), except the 4096-GPU ring:"
-     f" one run; per-run timeout {timeout} s", "",
+     f"- {reps} runs per case (median wall time, max RSS over the runs), except the 4096-GPU ring, the"
+     f" ResNet-50 iteration and 16384 GPUs: one run; per-run timeout {timeout} s", "",
      "## Commands", "", "```"] + open(commands_file).read().splitlines() + ["```", "",
-     "`$TMP` is a temporary directory; the 4096-GPU platform is generated there, not checked in.", "",
+     "`$TMP` is a temporary directory; the 4096- and 16384-GPU platforms are generated there, not checked in.", "",
      "## Results", "",
      "| GPUs | algo | dims | wall s (median) | runs (s) | CPU s (median) | max RSS MB | max PSS MB | simulated us | messages | wall us / message | load (1 min) per run | target |",
      "|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|---|"]
@@ -399,7 +398,9 @@ for r in rows:
     msgs = f"{r['messages_if_known']:,}" if r["messages_if_known"] != "" else ""
     L.append(f"| {r['gpus']} | {r['algo']} | {r['dims']} | {r['wall_s_median']} | {r['wall_s_runs']} | {r['cpu_s_median']} | {r['max_rss_mb']} | {r['max_pss_mb']} |"
              f" {r['sim_time_us']} | {msgs} | {per} | {r['loads']} | {verdict(r)} |")
-L += ["", "Messages are the point-to-point sends of every step (ring 2(p-1) per rank, ddl 2 sum(d_i - 1) per"
+L += ["", "`ddl resnet50` is one ResNet-50 training iteration (`--workload resnet50`: the backward pass and"
+      " 5 gradient buckets' allreduces overlapping it); its simulated us is the iteration's time.", "",
+      "Messages are the point-to-point sends of every step (ring 2(p-1) per rank, ddl 2 sum(d_i - 1) per"
       " rank), also where step extrapolation plays only some of them. Wall time"
       " includes loading the platform and process start-up. CPU s is user + system time: on this shared"
       " machine it is steadier than wall time (a timed-out run's CPU time is up to the kill).",

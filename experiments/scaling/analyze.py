@@ -19,6 +19,8 @@ import pandas as pd  # noqa: E402
 IMAGENET_IMAGES = 1_281_167  # ImageNet-1K training set
 EPOCHS = 90
 MODELS = ["resnet50", "resnet101"]
+# The modern experiment's workloads (simulate.py's MODERN): ResNet-50 at each GPU's own speed.
+MACHINES = {"resnet50_v100": "DGX-1 (V100)", "resnet50_a100": "DGX A100", "resnet50_h100": "DGX H100"}
 VALUE_COLS = ["iter_ms", "compute_ms", "exposed_comm_ms", "images_per_s", "efficiency"]
 KEY_COLS = ["experiment", "model", "platform", "algo", "methods", "dims"]
 # Below this a time difference is numerical noise of the simulation, not an effect.
@@ -258,6 +260,16 @@ def main(argv=None):
     plot(bb, "gpus", "efficiency", "label", "resnet50 on Big Basin (8 GPUs/server, 50 GbE)",
          "T(1 GPU) / T(iteration)", os.path.join(out, "bigbasin_resnet50_efficiency.png"), zoom_without=["rhd"])
 
+    # --- Today's machines: DGX-1 (V100), DGX A100, DGX H100, 8 -> 256 GPUs.
+    modern = with_epochs(runs[runs.experiment == "modern"])
+    modern = modern.assign(machine=modern.model.map(MACHINES))
+    modern.sort_values(["model", "gpus", "label"])[
+        ["machine", "gpus", "label", "dims", "iter_ms", "compute_ms", "exposed_comm_ms", "images_per_s",
+         "efficiency", "epoch_min", f"{EPOCHS}_epochs_h"]].to_csv(os.path.join(out, "modern.csv"), index=False)
+    for model, g in modern.groupby("model"):
+        plot(g, "gpus", "efficiency", "label", f"resnet50 on {MACHINES[model]} (mixed precision)",
+             "T(1 GPU) / T(iteration)", os.path.join(out, f"modern_{model}_efficiency.png"))
+
     # --- 512 -> 4096 on larger S822LC clusters.
     lg = runs[runs.experiment == "large"].copy()
     large = with_epochs(pd.concat([lg[lg.algo != "ddl"], best_ddl(lg)], ignore_index=True))
@@ -287,14 +299,18 @@ def main(argv=None):
     # --- Epoch times: the fastest algorithm per setup and size.
     everything = pd.concat([s822.assign(setup="S822LC " + s822.model),
                             bb.assign(setup="Big Basin resnet50"),
-                            large.assign(setup="S822LC resnet50")], ignore_index=True)
-    everything = everything[everything.label != "ddl (natural grid)"]
+                            large.assign(setup="S822LC resnet50"),
+                            modern.assign(setup=modern.machine + " resnet50")], ignore_index=True)
+    # Where ddl's grid was searched, "ddl best" stands for it; elsewhere the natural grid is ddl.
+    searched = set(everything[everything.label == "ddl best"].setup)
+    everything = everything[~((everything.label == "ddl (natural grid)") & everything.setup.isin(searched))]
     fastest = everything.loc[everything.groupby(["setup", "gpus"])["iter_ms"].idxmin()]
     fastest = fastest.sort_values(["setup", "gpus"])
     ecols = ["setup", "gpus", "label", "dims", "images_per_s", "efficiency", "epoch_min", f"{EPOCHS}_epochs_h"]
     fastest[ecols].to_csv(os.path.join(out, "epochs.csv"), index=False)
 
-    write_report(a, runs, s822, best, bb, large, ldims, allr50, fastest, sens, compare_ideal(a.runs, a.baseline))
+    write_report(a, runs, s822, best, bb, modern, large, ldims, allr50, fastest, sens,
+                 compare_ideal(a.runs, a.baseline))
 
 
 def plot_sensitivity(sens, path):
@@ -321,11 +337,31 @@ def plot_sensitivity(sens, path):
     PLOTTED[os.path.basename(path)] = drawn
 
 
-def write_report(a, runs, s822, best, bb, large, ldims, allr50, fastest, sens, ideal_check):
+def modern_section(modern):
+    if modern.empty:
+        return ""
+    L = ["## Today's machines: DGX-1 (V100), DGX A100, DGX H100, 8 -> 256 GPUs (ResNet-50)\n"]
+    L.append("`platforms/generate.py --platform dgx1|dgx_a100|dgx_h100 --nodes N` (1 to 32 nodes of 8 GPUs on a "
+             "two-level fat tree; NVLink/NVSwitch, NICs and their figures in `platforms/SOURCES.md`). ResNet-50 runs "
+             "at each GPU's own speed: the workload's forward + backward time per 32-image minibatch is set from "
+             "the GPU's mixed-precision training throughput (V100 1200 images/s and A100 2470 images/s, NVIDIA's "
+             "DeepLearningExamples; H100 twice the A100, assumed from Lambda's ~2x for vision models: "
+             "`platforms/SOURCES.md`, \"Workloads\"), gradients fp32 in the same 25 MiB buckets. The faster the GPU, "
+             "the less backward pass there is to hide an allreduce behind, so the algorithms differ far more here "
+             "than on the P100 clusters above.\n")
+    for model, g in modern.groupby("model", sort=False):
+        L.append(f"### {MACHINES[model]}: scaling efficiency per algorithm\n")
+        t = pivot_eff(g, exclude_fastest=())  # ddl runs on the natural grid only here
+        L.append(md_table(t, list(t.columns), "{:.4f}"))
+        L.append(f"\n![{MACHINES[model]} efficiency](results/modern_{model}_efficiency.png)\n")
+    return "\n".join(L)
+
+
+def write_report(a, runs, s822, best, bb, modern, large, ldims, allr50, fastest, sens, ideal_check):
     sim_cpu = runs.drop_duplicates("command")["run_wall_s"].sum()
     n_runs = runs["command"].nunique()
     L = []
-    L.append("# Scaling study: simulated ResNet-50/101 training on S822LC and Big Basin clusters\n")
+    L.append("# Scaling study: simulated ResNet-50/101 training on S822LC, Big Basin and DGX clusters\n")
     L.append("Produced by `experiments/scaling/run.sh` (simulations: `simulate.py`; tables, plots and this "
              "file: `analyze.py`). Every number below is a **simulation** (ddlsim, SimGrid CM02 model of the "
              "platforms in `platforms/`), not a measurement.\n")
@@ -381,6 +417,7 @@ def write_report(a, runs, s822, best, bb, large, ldims, allr50, fastest, sens, i
     t = pivot_eff(bb, exclude_fastest=())
     L.append(md_table(t, list(t.columns), "{:.4f}"))
     L.append("\n![Big Basin efficiency](results/bigbasin_resnet50_efficiency.png)\n")
+    L.append(modern_section(modern))
 
     L.append("## Larger S822LC clusters: 512 -> 4096 GPUs (ResNet-50)\n")
     L.append("128 and 256 nodes are checked in; 512 and 1024 nodes are generated by `platforms/generate.py`. "
@@ -416,7 +453,8 @@ def write_report(a, runs, s822, best, bb, large, ldims, allr50, fastest, sens, i
     L.append("## Files\n")
     L.append("- `results/runs.csv`: every simulated row with its experiment, effect parameters, iterations and "
              "exact command\n"
-             "- `results/s822lc.csv`, `results/ddl_dims.csv`, `results/bigbasin.csv`, `results/large.csv`, "
+             "- `results/s822lc.csv`, `results/ddl_dims.csv`, `results/bigbasin.csv`, `results/modern.csv`, "
+             "`results/large.csv`, "
              "`results/large_ddl_dims.csv`, `results/sensitivity.csv`, `results/epochs.csv`: the tables above\n"
              "- `results/*.png`: the plots above\n")
     with open(a.report, "w") as f:

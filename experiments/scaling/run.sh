@@ -1,8 +1,9 @@
 #!/bin/sh
 # The scaling study in one command: simulated ResNet-50/101 training iterations on S822LC
 # clusters (4 -> 256 GPUs, every algorithm, ddl's grid searched), Goyal et al.'s Big Basin setup
-# (8 -> 256 GPUs), larger S822LC clusters (512 -> 4096 GPUs), and the sensitivity of ResNet-50's
-# efficiency at 256 and 4096 GPUs to compute jitter and interference (assumed values, swept); then
+# (8 -> 256 GPUs), larger S822LC clusters (512 -> 4096 GPUs), DGX-1 / DGX A100 / DGX H100 clusters
+# (8 -> 256 GPUs), and the sensitivity of ResNet-50's efficiency at 256 and 4096 GPUs to compute
+# jitter and interference (assumed values, swept); then
 # tables, plots and REPORT.md, which compares the ideal rows with the runs.csv this run replaces.
 #
 #   experiments/scaling/run.sh                 # uses build/bin/ddlsim
@@ -40,10 +41,26 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# 512 and 1024 nodes (2048 and 4096 GPUs) are generated, not checked in.
+# 512 and 1024 nodes (2048 and 4096 GPUs) are generated, not checked in; so are the DGX clusters
+# of the modern experiment, 1 to 32 nodes, and ResNet-50 at each of their GPUs' speed
+# (reference_iteration_ms from simulate.py's MODERN; sources in platforms/SOURCES.md).
 for nodes in 512 1024; do
   "$python" platforms/generate.py --platform s822lc --nodes "$nodes" -o "$tmp/s822lc_$nodes.xml"
 done
+"$python" - "$tmp" "$here" <<'PY'
+import subprocess, sys
+tmp, here = sys.argv[1:]
+sys.path.insert(0, here)
+from simulate import MODERN, MODERN_NODES
+for family, gpu, ms in MODERN:
+    for n in MODERN_NODES:
+        subprocess.run([sys.executable, "platforms/generate.py", "--platform", family, "--nodes", str(n),
+                        "-o", f"{tmp}/{family}_{n}.xml"], check=True)
+    text = open("workloads/resnet50.csv").read()
+    line = next(l for l in text.splitlines() if l.startswith("# reference_iteration_ms = "))
+    with open(f"{tmp}/resnet50_{gpu}.csv", "w") as f:
+        f.write(text.replace(line, f"# reference_iteration_ms = {ms:.4f}"))
+PY
 
 mkdir -p "$here/results"
 # The previous results, for the report's check that the ideal model's numbers are unchanged.

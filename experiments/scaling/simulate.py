@@ -23,14 +23,21 @@ Experiments:
             simulation cost grows as the square of the ring's length), ddl only on grids whose
             dimensions are all at most LARGE_MAX_EXTENT (a long ring in one dimension is both
             slow on the machine and slow to simulate);
+  modern    today's machines (platforms/generate.py's DGX-1 with V100, DGX A100, DGX H100, 1 -> 32
+            nodes: 8 -> 256 GPUs on a fat tree), ResNet-50 at each GPU's own speed: the workload
+            file with reference_iteration_ms set from the GPU's mixed-precision training
+            throughput (MODERN, sources in platforms/SOURCES.md, "Workloads"; run.sh writes the
+            files), every algorithm on the natural grid;
   sensitivity  the training effects of harness/training_effects.hpp swept at assumed values (no
             shipped workload or platform sets them): compute jitter (--jitter CV) and
             interference (--interference F), ResNet-50, ddl on its best grid and ring at 256 GPUs
-            (SENSITIVITY_256) and ddl 4x32x32 alone at 4096 GPUs (SENSITIVITY_4096, smaller: a
-            jittered 4096-GPU iteration costs about half an hour of CPU to simulate). Jittered
-            points average JITTER_ITERS iterations (each iteration draws new factors, so the
-            slowest-of-p shows as a mean rather than one draw); without jitter every iteration
-            is the same and one suffices. The (0, 0) point is the ideal run of s822lc / large.
+            (SENSITIVITY_256) and ddl 4x32x32 alone at 4096 GPUs (SENSITIVITY_4096). Jittered
+            points average several iterations (each iteration draws new factors, so the
+            slowest-of-p shows as a mean rather than one draw): JITTER_ITERS at 256 GPUs,
+            JITTER_ITERS_4096 at 4096, where a jittered iteration costs minutes of CPU and the
+            slowest of 4096 draws varies little from one iteration to the next; without jitter
+            every iteration is the same and one suffices. The (0, 0) point is the ideal run of
+            s822lc / large.
 """
 import argparse
 import concurrent.futures
@@ -51,8 +58,14 @@ HIER_MAX_GPUS = 2048
 LARGE_MAX_EXTENT = 32
 # (jitter CV, interference F) points besides (0, 0); assumed values, swept for sensitivity.
 SENSITIVITY_256 = [(0.02, 0), (0.05, 0), (0, 0.1), (0, 0.2), (0.05, 0.1)]
-SENSITIVITY_4096 = [(0, 0.1)]
+SENSITIVITY_4096 = [(0, 0.1), (0.02, 0), (0.05, 0)]
 JITTER_ITERS = 5
+JITTER_ITERS_4096 = 3
+# (platform family, GPU, ResNet-50 forward + backward ms per 32-image minibatch on one GPU, mixed
+# precision): 32 / images per second (platforms/SOURCES.md, "Workloads").
+MODERN = [("dgx1", "v100", 32 / 1200 * 1e3), ("dgx_a100", "a100", 32 / 2470 * 1e3),
+          ("dgx_h100", "h100", 32 / (2 * 2470) * 1e3)]
+MODERN_NODES = [1, 2, 4, 8, 16, 32]      # 8 .. 256 GPUs
 
 
 def natural_dims(nodes):
@@ -78,11 +91,20 @@ def s822lc_file(nodes, tmp):
     return checked_in if os.path.exists(checked_in) else os.path.join(tmp, f"s822lc_{nodes}.xml")
 
 
+def modern_platform(family, nodes, tmp):
+    return os.path.join(tmp, f"{family}_{nodes}.xml")
+
+
+def workload_file(model, tmp):
+    """A shipped workload by name, or one run.sh wrote into tmp (resnet50_<gpu>)."""
+    return model if model in MODELS else os.path.join(tmp, f"{model}.csv")
+
+
 def jobs(tmp):
     """(experiment, model, platform file, --algo, --dims or None, --methods or None, effects).
 
     effects: () for the workload's and platform's own parameters (none set: the ideal model), or
-    (jitter CV, interference F) for a sensitivity point."""
+    (jitter CV, interference F, iterations) for a sensitivity point."""
     out = []
     for model in MODELS:
         for n in S822LC_NODES:
@@ -106,27 +128,34 @@ def jobs(tmp):
         for dims in factorizations(n):
             if all(int(e) <= LARGE_MAX_EXTENT for e in dims.split("x")):
                 out.append(("large", "resnet50", plat, "ddl", dims, None, ()))
-    for point in SENSITIVITY_256:
+    for family, gpu, _ in MODERN:
+        for n in MODERN_NODES:
+            plat = modern_platform(family, n, tmp)
+            out.append(("modern", f"resnet50_{gpu}", plat, "ring", None, None, ()))
+            out.append(("modern", f"resnet50_{gpu}", plat, OTHERS, None, None, ()))
+    for jitter, interference in SENSITIVITY_256:
+        point = (jitter, interference, JITTER_ITERS if jitter else 1)
         plat = s822lc_file(64, tmp)
         out.append(("sensitivity", "resnet50", plat, "ddl", "4x8x8", None, point))
         out.append(("sensitivity", "resnet50", plat, "ring", None, None, point))
-    for point in SENSITIVITY_4096:
+    for jitter, interference in SENSITIVITY_4096:
+        point = (jitter, interference, JITTER_ITERS_4096 if jitter else 1)
         out.append(("sensitivity", "resnet50", s822lc_file(1024, tmp), "ddl", "4x32x32", None, point))
     return out
 
 
-def command(ddlsim, job):
+def command(ddlsim, job, tmp):
     _, model, plat, algo, dims, methods, effects = job
-    cmd = [ddlsim, "--platform", plat, "--workload", model, "--algo", algo, "--format", "csv"]
+    cmd = [ddlsim, "--platform", plat, "--workload", workload_file(model, tmp), "--algo", algo, "--format", "csv"]
     if dims:
         cmd += ["--dims", dims]
     if methods:
         cmd += ["--methods", methods]
     if effects:
-        jitter, interference = effects
+        jitter, interference, iters = effects
         cmd += ["--jitter", str(jitter), "--interference", str(interference)]
-        if jitter:
-            cmd += ["-n", str(JITTER_ITERS)]
+        if iters > 1:
+            cmd += ["-n", str(iters)]
     return cmd
 
 
@@ -135,8 +164,8 @@ def command(ddlsim, job):
 CHILD_ENV = {k: v for k, v in os.environ.items() if k != "OMPI_COMM_WORLD_SIZE"}
 
 
-def run(ddlsim, job):
-    cmd = command(ddlsim, job)
+def run(ddlsim, job, tmp):
+    cmd = command(ddlsim, job, tmp)
     start = time.monotonic()
     done = subprocess.run(cmd, capture_output=True, text=True, env=CHILD_ENV)
     wall = time.monotonic() - start
@@ -192,7 +221,7 @@ class World:
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ddlsim", required=True)
-    p.add_argument("--tmp", required=True, help="folder holding the generated s822lc_512/1024.xml ($GENERATED in runs.csv)")
+    p.add_argument("--tmp", required=True, help="folder holding the generated platforms and workloads ($GENERATED in runs.csv)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("-o", "--output", required=True, help="runs.csv to write")
     p.add_argument("--timeout", type=float, default=86400,
@@ -207,6 +236,11 @@ def main():
     # run: jitter costs about 7x the ideal's CPU (ranks no longer move in step), interference 1.6x.
     pending.sort(key=lambda j: (os.path.getsize(j[2]), bool(j[6]) and j[6][0] > 0, bool(j[6]), j[3] == "ring"),
                  reverse=True)
+    missing = sorted({j[2] for j in pending if not os.path.exists(j[2])} |
+                     {workload_file(j[1], args.tmp) for j in pending
+                      if j[1] not in MODELS and not os.path.exists(workload_file(j[1], args.tmp))})
+    if missing:
+        p.error("missing (run.sh generates them): " + ", ".join(missing))
     fields = ["experiment", "model", "platform", "gpus", "algo", "methods", "dims", "jitter", "interference",
               "iters", "iter_ms", "compute_ms", "exposed_comm_ms", "images_per_s", "efficiency", "run_wall_s",
               "command"]
@@ -219,17 +253,17 @@ def main():
     started = time.monotonic()
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            futures = [pool.submit(run, args.ddlsim, j) for j in pending]
+            futures = [pool.submit(run, args.ddlsim, j, args.tmp) for j in pending]
             for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
                 job, cmd, wall, found = f.result()
                 print(f"{who}[{i}/{len(pending)}] {wall:7.1f} s  {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
                 for r in found:
                     # Generated platforms live in a temporary folder: name it the way run.sh makes it.
                     shown = " ".join(["ddlsim"] + cmd[1:]).replace(args.tmp, "$GENERATED")
-                    jitter, interference = job[6] or (0, 0)
+                    jitter, interference, iters = job[6] or (0, 0, 1)
                     r.update(experiment=job[0], model=job[1], platform=job[2].replace(args.tmp, "$GENERATED"),
                              methods=job[5] or "", jitter=jitter, interference=interference,
-                             iters=JITTER_ITERS if jitter else 1, run_wall_s=f"{wall:.2f}", command=shown)
+                             iters=iters, run_wall_s=f"{wall:.2f}", command=shown)
                     rows.append(r)
         share = ("rows", rows)
     except RuntimeError as e:

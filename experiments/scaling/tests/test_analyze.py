@@ -15,7 +15,7 @@ import analyze  # noqa: E402
 
 FIELDS = ["experiment", "model", "platform", "gpus", "algo", "methods", "dims", "jitter", "interference", "iters",
           "iter_ms", "compute_ms", "exposed_comm_ms", "images_per_s", "efficiency", "run_wall_s", "command"]
-COMPUTE = {"resnet50": 180.0, "resnet101": 340.0}
+COMPUTE = {"resnet50": 180.0, "resnet101": 340.0, "resnet50_h100": 6.5}
 
 
 def row(experiment, model, platform, gpus, algo, dims, iter_ms, methods="", jitter=0, interference=0, iters=1):
@@ -44,6 +44,10 @@ def runs():
           row("bigbasin", "resnet50", "platforms/bigbasin_2.xml", 16, "ddl", "8x2", 182.0),
           # halving-doubling across servers: the same time to the digit (nothing to print).
           row("bigbasin", "resnet50", "platforms/bigbasin_2.xml", 16, "ddl", "8x2", 182.0, methods="ring,hd"),
+          row("modern", "resnet50_h100", "$GENERATED/dgx_h100_1.xml", 8, "ring", "8", 6.6),
+          row("modern", "resnet50_h100", "$GENERATED/dgx_h100_1.xml", 8, "ddl", "8", 6.6),
+          row("modern", "resnet50_h100", "$GENERATED/dgx_h100_2.xml", 16, "ring", "8x2", 7.0),
+          row("modern", "resnet50_h100", "$GENERATED/dgx_h100_2.xml", 16, "ddl", "8x2", 6.8),
           row("large", "resnet50", "platforms/s822lc_128.xml", 512, "rhd", "4x8x16", 184.0),
           row("large", "resnet50", "platforms/s822lc_128.xml", 512, "ddl", "4x32x4", 181.8),
           row("large", "resnet50", "platforms/s822lc_128.xml", 512, "ddl", "4x8x16", 182.0)]
@@ -105,6 +109,15 @@ def main():
         check("interference 0.1 costs nothing visible" in text, "a nil effect is said in words, not as 0")
         check("not a measurement" in text or "none is a measurement" in text, "assumed values said plainly")
         check("At 512 GPUs only interference is swept" in text, "where jitter is not swept at large sizes, why")
+        # Today's machines (DGX H100 at its own speed): ddl 6.5/6.8, ring 6.5/7.0 at 16 GPUs; ddl,
+        # on the natural grid only here, is the fastest: 16 x 32 images in 6.8 ms = 75294.118 images/s,
+        # an epoch 17.0 s, 90 epochs 25.5 min.
+        check("## Today's machines" in text and "| 16 | 0.9559 | 0.9286 | ddl (natural grid) | 17.0 s | 25.5 min |"
+              in text, "DGX H100 pivot row at 16 GPUs, ddl on its natural grid the fastest")
+        check(any(e.startswith("DGX H100,16,ddl (natural grid),8x2,6.8,")
+                  for e in open(os.path.join(d, "modern.csv")).read().splitlines()), "modern.csv names the machine")
+        check("| DGX H100 resnet50 | 16 | ddl (natural grid) | 8x2 | 75294.118 |" in text,
+              "time to train lists the DGX H100 too")
         epochs = open(os.path.join(d, "s822lc.csv")).read().splitlines()
         hit = [e for e in epochs if e.startswith("resnet50,16,ddl best,4x4,")]
         check(len(hit) == 1 and abs(float(hit[0].split(",")[-2]) - 1281167 / 2828.729 / 60) < 1e-6,
@@ -120,13 +133,13 @@ def main():
         check(not zero, f"no time printed as zero: {zero}")
 
         # The ideal rows against the same file: all equal; against a changed one: named.
-        check("All 18 rows of the ideal experiments" in text, "ideal rows equal the baseline")
+        check("All 22 rows of the ideal experiments" in text, "ideal rows equal the baseline")
         changed = [dict(r) for r in rows]
         changed[0]["iter_ms"] = "180.500002000"
         old_csv = os.path.join(d, "old.csv")
         write(old_csv, changed)
         said = analyze.compare_ideal(runs_csv, old_csv)
-        check(said == "17 of 18 rows of the ideal experiments equal the previous `runs.csv` exactly. Differs: "
+        check(said == "21 of 22 rows of the ideal experiments equal the previous `runs.csv` exactly. Differs: "
               "s822lc resnet50 platforms/s822lc_1.xml ring 4: iter_ms 180.500002000 -> 180.500000000 (2.00 ns).",
               f"a changed row is named with its difference: {said}")
         changed[0]["iter_ms"], changed[1]["exposed_comm_ms"] = rows[0]["iter_ms"], "0.500000001"
@@ -147,8 +160,9 @@ def main():
                 check(matplotlib.colors.to_hex(colour) == want, f"{plot}: {label} drawn {colour}, style says {want}")
                 seen.setdefault(label, set()).add(matplotlib.colors.to_hex(colour))
         check(all(len(c) == 1 for c in seen.values()), f"a label in two colours: {seen}")
-        check(len(analyze.PLOTTED) == 8 and "ddl (natural grid)" in analyze.PLOTTED["s822lc_resnet50_efficiency.png"],
-              "eight plots; ddl's natural grid drawn beside ddl best")
+        check(len(analyze.PLOTTED) == 9 and "ddl (natural grid)" in analyze.PLOTTED["s822lc_resnet50_efficiency.png"]
+              and "modern_resnet50_h100_efficiency.png" in analyze.PLOTTED,
+              "nine plots (one per DGX generation simulated); ddl's natural grid drawn beside ddl best")
     print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failure(s)")
     return 1 if failures else 0
 
