@@ -101,6 +101,24 @@ platform_for() {  # gpus -> platform file (4096 GPUs: generated now into $WORK, 
   esac
 }
 
+# A timed run's outcome from its exit status: ok, or timeout (killed at its limit); anything else
+# ends the benchmark with the command's error output.
+run_status() {  # rc what stderr-file
+  case $1 in
+    0) echo ok ;;
+    124 | 137) echo timeout ;;
+    *) echo "bench_sim.sh: $2 failed (exit $1):" >&2; cat "$3" >&2; return 1 ;;
+  esac
+}
+# "wall_s max_rss_kb cpu_s" from /usr/bin/time -v's report.
+time_fields() {  # file
+  local wall
+  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$1" |
+    awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
+  echo "$wall $(sed -n 's/.*Maximum resident set size (kbytes): //p' "$1")" \
+    "$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$1")"
+}
+
 # One timed run: /usr/bin/time wraps timeout wraps ddlsim, so a run killed at CASE_TIMEOUT still
 # gets its wall time and RSS (Linux folds the reaped child's peak RSS into timeout's).
 run_once() {  # gpus algo platform rep [workload]
@@ -115,18 +133,9 @@ run_once() {  # gpus algo platform rep [workload]
   /usr/bin/time -v -o "$tv" timeout -k 10 "$CASE_TIMEOUT" "${cmd[@]}" > "$log" 2> "$WORK/ddlsim.err"
   local rc=$?
   set -e
-  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-    status=timeout
-  elif [ "$rc" != 0 ]; then
-    echo "bench_sim.sh: ddlsim failed (exit $rc) for $gpus GPUs, $algo:" >&2
-    cat "$WORK/ddlsim.err" >&2
-    exit 1
-  fi
+  status=$(run_status "$rc" "ddlsim for $gpus GPUs, $algo" "$WORK/ddlsim.err") || exit 1
   local wall rss sim dims cpu
-  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tv" |
-    awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
-  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
-  cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$tv")
+  read -r wall rss cpu <<< "$(time_fields "$tv")"
   if [ -n "$workload" ]; then  # gpus,algo,dims,iter_ms,...: the iteration in us
     sim=$(awk -F, -v a="$algo" '$2 == a { printf "%.6f", $4 * 1000 }' "$log")
     dims=$(awk -F, -v a="$algo" '$2 == a { print $3 }' "$log")
@@ -205,18 +214,9 @@ run_smpi() {  # gpus algo platform
   wait "$pid"
   local rc=$?
   set -e
-  if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
-    status=timeout
-  elif [ "$rc" != 0 ]; then
-    echo "bench_sim.sh: smpirun failed (exit $rc) for $gpus GPUs, $algo:" >&2
-    cat "$WORK/smpi.err" >&2
-    exit 1
-  fi
+  status=$(run_status "$rc" "smpirun for $gpus GPUs, $algo" "$WORK/smpi.err") || exit 1
   local wall rss cpu sim
-  wall=$(sed -n 's/.*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$tv" |
-    awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
-  rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$tv")
-  cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$tv")
+  read -r wall rss cpu <<< "$(time_fields "$tv")"
   sim=$(awk '$1 == "simulated_us" { print $2 }' "$log")
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$gpus" "smpi-$algo" "$platform" 1 "$wall" "$rss" \
     "${sim:--}" "-" "$load1" "$status" "$cpu" "$pss" >> "$RUNS"
