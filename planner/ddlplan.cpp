@@ -21,8 +21,8 @@
 #include <boost/program_options.hpp>
 #include <chrono>
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
@@ -190,9 +190,10 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
       harness::parse_integer(vm["keep"].as<std::string>(), "keep", 1, 1000));
   const auto confirm = static_cast<std::size_t>(
       harness::parse_integer(vm["confirm"].as<std::string>(), "confirm", 1, 50));
-  const int jobs = vm.count("jobs") ? static_cast<int>(harness::parse_integer(
-                                         vm["jobs"].as<std::string>(), "jobs", 1, 256))
-                                   : default_jobs();
+  const int jobs =
+      vm.count("jobs")
+          ? static_cast<int>(harness::parse_integer(vm["jobs"].as<std::string>(), "jobs", 1, 256))
+          : default_jobs();
   const auto timeout = static_cast<unsigned>(
       harness::parse_integer(vm["timeout"].as<std::string>(), "timeout", 1, 86400));
 
@@ -303,11 +304,11 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   };
   const std::string share = ranks.size() > 1 ? " of rank 0's" : "";
   ranks.set_timeout(bound(sim_jobs.size()));
-  auto times = simulate_spread(
-      ranks, platform, options, sim_jobs, jobs, timeout, [&](std::size_t done, std::size_t total) {
-        progress("simulated " + std::to_string(done) + "/" + std::to_string(total) + share +
-                 " sizes");
-      });
+  auto times = simulate_spread(ranks, platform, options, sim_jobs, jobs, timeout,
+                               [&](std::size_t done, std::size_t total) {
+                                 progress("simulated " + std::to_string(done) + "/" +
+                                          std::to_string(total) + share + " sizes");
+                               });
   // Stage 4: the segmented variants of each size's fastest kSegmentBases, simulated.
   std::vector<planner::SimulationJob> segment_jobs;
   std::vector<std::size_t> segment_size_index;
@@ -331,12 +332,12 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
     progress("segments: " + std::to_string(variants) + " segmented variants at " +
              std::to_string(segment_jobs.size()) + " sizes");
     ranks.set_timeout(bound(segment_jobs.size()));
-    const auto segment_times = simulate_spread(
-        ranks, platform, options, segment_jobs, jobs, timeout,
-        [&](std::size_t done, std::size_t total) {
-          progress("simulated segments at " + std::to_string(done) + "/" + std::to_string(total) +
-                   share + " sizes");
-        });
+    const auto segment_times =
+        simulate_spread(ranks, platform, options, segment_jobs, jobs, timeout,
+                        [&](std::size_t done, std::size_t total) {
+                          progress("simulated segments at " + std::to_string(done) + "/" +
+                                   std::to_string(total) + share + " sizes");
+                        });
     for (std::size_t j = 0; j < segment_jobs.size(); ++j) {
       const std::size_t i = segment_size_index[j];
       for (std::size_t k = 0; k < segment_jobs[j].algorithms.size(); ++k) {

@@ -292,9 +292,9 @@ std::vector<std::vector<double>> allgather_values(const SweepRanks& ranks,
   const std::int64_t header[2] = {error ? 1 : 0, static_cast<std::int64_t>(payload.size())};
   std::vector<std::int64_t> headers(2 * n);
   MPI_Request req;
-  check(MPI_Iallgather(header, 2, MPI_INT64_T, headers.data(), 2, MPI_INT64_T, MPI_COMM_WORLD,
-                       &req),
-        "MPI_Iallgather");
+  check(
+      MPI_Iallgather(header, 2, MPI_INT64_T, headers.data(), 2, MPI_INT64_T, MPI_COMM_WORLD, &req),
+      "MPI_Iallgather");
   wait_for(req, ranks.timeout(), ranks.rank(), what);
   std::vector<int> counts(n), displs(n);
   std::size_t total = 0;

@@ -50,12 +50,13 @@ TEST_CASE("node 0 GPU0 -> node 1 GPU0 goes through HCA 0 of each (the switch is 
 // X-bus, 0.7 us an HCA, 0.1 us a switch.
 TEST_CASE("routes keep the latency of their links and switch hops", "[sim][platform]") {
   const auto latency = [](const std::string& file, int src, int dst) {
-    return std::stod(probe_out(platform(file) + " latency " + std::to_string(src) + " " +
-                               std::to_string(dst)));
+    return std::stod(
+        probe_out(platform(file) + " latency " + std::to_string(src) + " " + std::to_string(dst)));
   };
   CHECK(latency("s822lc_64.xml", 0, 1) == Approx(0.5e-6).epsilon(1e-12));
   CHECK(latency("s822lc_64.xml", 0, 2) == Approx(1.2e-6).epsilon(1e-12));
-  CHECK(latency("s822lc_64.xml", 0, 4) == Approx((0.5 + 0.7 + 0.1 + 0.7 + 0.5) * 1e-6).epsilon(1e-12));
+  CHECK(latency("s822lc_64.xml", 0, 4) ==
+        Approx((0.5 + 0.7 + 0.1 + 0.7 + 0.5) * 1e-6).epsilon(1e-12));
   CHECK(latency("s822lc_64.xml", 0, 32) ==
         Approx((0.5 + 0.7 + 3 * 0.1 + 0.7 + 0.5) * 1e-6).epsilon(1e-12));
   // Big Basin: PCIe 0.5 us, NIC 2 us, one switch hop of 0.5 us.
@@ -65,7 +66,8 @@ TEST_CASE("routes keep the latency of their links and switch hops", "[sim][platf
 TEST_CASE("across leaf switches the route climbs both leaves' uplinks", "[sim][platform]") {
   // s822lc_64: 8 nodes per leaf, so node 8 hangs off the second leaf.
   CHECK(route("s822lc_64.xml", 0, 32) ==
-        "n0-nvl-gpu0-cpu0_UP n0-hca0_UP leaf0-up_UP leaf1-up_DOWN n8-hca0_DOWN n8-nvl-gpu0-cpu0_DOWN");
+        "n0-nvl-gpu0-cpu0_UP n0-hca0_UP leaf0-up_UP leaf1-up_DOWN n8-hca0_DOWN "
+        "n8-nvl-gpu0-cpu0_DOWN");
 }
 
 TEST_CASE("model parameters come from the routes and the GPU memory", "[sim][platform]") {
