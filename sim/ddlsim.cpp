@@ -139,12 +139,8 @@ std::vector<std::string> header_lines(const sim::Platform& platform, const Dims&
   m += " gamma " + gbs(cost.gamma) + " GB/s of reduce result";
   h.push_back(m);
   if (plan) h.push_back(sim::describe_plan(*plan, plan_basis));
-  const sim::ExtrapolationStats& x = *platform.extrapolation;
-  if (x.runs > 0)
-    h.push_back("step extrapolation: " + std::to_string(x.skipped_steps) + " of " +
-                std::to_string(x.skipped_steps + x.played_steps) +
-                " steps of long runs of alike steps not played but costed at their settled pace "
-                "(summed over ranks; --exact plays every step)");
+  if (const std::string note = sim::extrapolation_note(*platform.extrapolation); !note.empty())
+    h.push_back(note);
   return h;
 }
 

@@ -314,6 +314,12 @@ Request SimCommunicator::compute(double seconds) {
 
 void SimCommunicator::begin_alike_run(std::size_t length) {
   run_ = AlikeRun{length >= kMinRun, next_run_id_++, 0, 0};
+  if (!run_.active) return;
+  RunRecord& record = world_.runs->runs[run_.id];
+  const double t = now();
+  record.first_start = record.started == 0 ? t : std::min(record.first_start, t);
+  record.last_start = record.started == 0 ? t : std::max(record.last_start, t);
+  ++record.started;
 }
 
 void SimCommunicator::finish_run(RunRecord& record) {
@@ -352,8 +358,10 @@ bool SimCommunicator::alike_step_done(std::size_t left) {
   if (decision == RunRecord::Decision::open) {
     std::size_t j = block - 1;
     while (j > 0 && record.timed[j] < size_) --j;
+    const bool together = record.started == size_ &&
+                          record.last_start - record.first_start <= kBlock * record.pace[j];
     const bool steady =
-        j > 0 && record.timed[j] == size_ &&
+        j > 0 && record.timed[j] == size_ && together &&
         std::abs(record.pace[j] - record.pace[j - 1]) <= kTolerance * record.pace[j];
     decision = steady ? RunRecord::Decision::end : RunRecord::Decision::go_on;
     if (steady) record.end_pace = record.pace[j];

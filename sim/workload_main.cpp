@@ -271,11 +271,13 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
   for (const WorkloadResult& r : run_workload(platform, config))
     rows.push_back(
         {platform.ranks(), r.algo, dims.to_string(), a.batch, r.iteration_s, r.compute_s});
-  harness::write_workload_report(
-      std::cout, common.format, rows,
+  std::vector<std::string> header =
       header_lines(a, config.plan, config.effects,
                    "platform " + platform.file + ", " + std::to_string(platform.ranks()) +
-                       " GPUs, dims " + dims.to_string()));
+                       " GPUs, dims " + dims.to_string());
+  if (const std::string note = extrapolation_note(*platform.extrapolation); !note.empty())
+    header.push_back(note);
+  harness::write_workload_report(std::cout, common.format, rows, header);
   return 0;
 }
 

@@ -72,6 +72,24 @@ TEST_CASE("on s822lc_64 the extrapolated ring is within 0.5 % of every step play
   }
 }
 
+TEST_CASE("a ring its ranks enter apart is played in full", "[sim][extrapolation]") {
+  // Under compute jitter the ranks start each gradient bucket's ring at their own time: the
+  // first blocks then show ranks waiting on each other, not the ring's pace, so the run is not
+  // ended early and the iteration is the full simulation's to the digit. Without jitter the same
+  // rings are entered together and extrapolated. (Without the rule, a jittered 256-GPU ring
+  // iteration came out 10.6 % slower than --exact.)
+  const std::string args =
+      "--platform " + platform("s822lc_32.xml") + " --workload resnet50 --algo ring";
+  const auto iteration = [&](const std::string& extra) {
+    const auto rows = parse_csv(simulate(args + " --format csv" + extra).out);
+    REQUIRE(rows.size() == 1);
+    return rows[0].at("iter_ms");
+  };
+  CHECK(iteration(" --jitter 0.05") == iteration(" --jitter 0.05 --exact"));
+  CHECK(simulate(args + " --jitter 0.05").out.find(kNote) == std::string::npos);
+  CHECK(simulate(args).out.find(kNote) != std::string::npos);
+}
+
 TEST_CASE("with exact, check or trace every step is played", "[sim][extrapolation]") {
   const std::string base = "--platform " + fixture("cluster_128.xml") +
                            " --algo ring --memory-bandwidth 100e9 -b 1M -e 1M";
