@@ -25,6 +25,8 @@ VALUE_COLS = ["iter_ms", "compute_ms", "exposed_comm_ms", "images_per_s", "effic
 KEY_COLS = ["experiment", "model", "platform", "algo", "methods", "dims"]
 # Below this a time difference is numerical noise of the simulation, not an effect.
 NIL_MS = 1e-6
+# compare_ideal names each changed or new row up to this many; beyond, it counts them by group.
+MAX_LISTED = 5
 
 # One style per series label, the same in every plot. ddl best is drawn with large hollow markers
 # and ddl on the natural grid with small crosses on a dashed line, so where the natural grid is
@@ -175,6 +177,7 @@ def compare_ideal(runs_path, baseline_path):
     out = [f"{len(both) - len(differ)} of {len(both)} rows of the ideal experiments equal the previous `runs.csv` "
            "exactly."]
     tiny = True
+    detail = []
     for r in differ.itertuples():
         changes = []
         for c in VALUE_COLS:
@@ -184,14 +187,29 @@ def compare_ideal(runs_path, baseline_path):
                 tiny = tiny and c.endswith("_ms") and step < NIL_MS
                 changes.append(f"{c} {old} -> {new}" + (f" ({fmt_ms(step) or 'below 1 ns'})" if c.endswith("_ms")
                                                          else ""))
-        out.append(f"Differs: {r.experiment} {r.model} {r.platform} {r.algo} {r.dims}: {'; '.join(changes)}.")
+        detail.append(f"Differs: {r.experiment} {r.model} {r.platform} {r.algo} {r.dims}: {'; '.join(changes)}.")
+    if len(detail) <= MAX_LISTED:
+        out += detail
+    else:  # per (experiment, algorithm): how many rows moved and the largest move of the iteration
+        d = differ.assign(step=differ.iter_ms.astype(float) - differ.iter_ms_old.astype(float))
+        d = d.assign(rel=100 * d.step / d.iter_ms_old.astype(float))
+        groups = []
+        for (exp, algo), g in d.groupby(["experiment", "algo"]):
+            w = g.loc[g.step.abs().idxmax()]
+            groups.append(f"{exp} {algo}: {len(g)} row{'s' if len(g) != 1 else ''}, iteration {'+' if w.step > 0 else '-'}"
+                          f"{fmt_ms(abs(w.step)) or 'below 1 ns'} ({w.rel:+.2f} %) at most ({w.model}, {w.gpus} GPUs, "
+                          f"{w.dims})")
+        out.append(f"{len(differ)} rows differ, by (experiment, algorithm): " + "; ".join(groups) + ".")
     if len(differ) and tiny:
         out.append("Every difference is below 1 ns, in the last printed digit: rounding, not a change of the "
                    "model's results.")
-    for r in only_new.itertuples():
-        out.append(f"New row: {r.experiment} {r.model} {r.platform} {r.algo} {r.dims}.")
-    for r in only_old.itertuples():
-        out.append(f"Row no longer simulated: {r.experiment} {r.model} {r.platform} {r.algo} {r.dims}.")
+    for what, rows in (("New", only_new), ("No longer simulated", only_old)):
+        if len(rows) <= MAX_LISTED:
+            for r in rows.itertuples():
+                out.append(f"{what} row: {r.experiment} {r.model} {r.platform} {r.algo} {r.dims}.")
+        elif len(rows):
+            counts = rows.groupby(["experiment", "model"]).size()
+            out.append(f"{what} rows: " + ", ".join(f"{n} of {e} {m}" for (e, m), n in counts.items()) + ".")
     return " ".join(out)
 
 
@@ -221,6 +239,7 @@ def main(argv=None):
     p.add_argument("--baseline", help="the runs.csv this run replaced, to compare the ideal rows with")
     p.add_argument("--wall-s", type=float, default=0)
     p.add_argument("--jobs", type=int, default=0)
+    p.add_argument("--notes", help="markdown saying why rows moved since the previous run, printed after the comparison")
     a = p.parse_args(argv)
 
     runs = pd.read_csv(a.runs, keep_default_na=False)
@@ -349,7 +368,10 @@ def modern_section(modern):
              "`platforms/SOURCES.md`, \"Workloads\"), gradients fp32 in the same 25 MiB buckets. The faster the GPU, "
              "the less backward pass there is to hide an allreduce behind, so the algorithms differ far more here "
              "than on the P100 clusters above.\n")
-    for model, g in modern.groupby("model", sort=False):
+    for model in MACHINES:  # by GPU generation
+        g = modern[modern.model == model]
+        if g.empty:
+            continue
         L.append(f"### {MACHINES[model]}: scaling efficiency per algorithm\n")
         t = pivot_eff(g, exclude_fastest=())  # ddl runs on the natural grid only here
         L.append(md_table(t, list(t.columns), "{:.4f}"))
@@ -358,6 +380,7 @@ def modern_section(modern):
 
 
 def write_report(a, runs, s822, best, bb, modern, large, ldims, allr50, fastest, sens, ideal_check):
+    lg = runs[runs.experiment == "large"]
     sim_cpu = runs.drop_duplicates("command")["run_wall_s"].sum()
     n_runs = runs["command"].nunique()
     L = []
@@ -391,6 +414,8 @@ def write_report(a, runs, s822, best, bb, modern, large, ldims, allr50, fastest,
              "communication\": compute jitter, interference, bucket launch, data loading) are parameters of the "
              "workload and the platform. No shipped workload or platform sets any of them, so every table but "
              "the sensitivity sweep is the ideal overlap model, as before. " + ideal_check + "\n")
+    if a.notes:
+        L.append(open(a.notes).read().rstrip() + "\n")
     L.append("**Reading the plots**: each series keeps one colour, marker and line style in every plot. "
              "`ddl best` (hollow diamonds) and `ddl (natural grid)` (crosses, dashed) coincide wherever the "
              "natural grid is the fastest; both stay visible. The tables give every value.\n")
@@ -420,13 +445,14 @@ def write_report(a, runs, s822, best, bb, modern, large, ldims, allr50, fastest,
     L.append(modern_section(modern))
 
     L.append("## Larger S822LC clusters: 512 -> 4096 GPUs (ResNet-50)\n")
+    top = lambda algo: int(lg[lg.algo == algo].gpus.max()) if (lg.algo == algo).any() else 0
+    extent = max(int(e) for d in lg[lg.algo == "ddl"].dims for e in d.split("x")) if (lg.algo == "ddl").any() else 0
     L.append("128 and 256 nodes are checked in; 512 and 1024 nodes are generated by `platforms/generate.py`. "
-             "The flat ring is simulated only up to 512 GPUs and hier (a flat ring among the node leaders) up "
-             "to 2048: their message counts grow as the square of the ring's length (a flat ring of 4096 GPUs "
-             "is about 170 million simulated messages per iteration), far beyond this study's time budget. ddl is "
-             "tried only on grids whose every dimension is at most 32 GPUs/nodes (a long ring in one dimension "
-             "is slow on the machine and slow to simulate: 4x8x128 at 4096 GPUs took 270 s of CPU for one "
-             "iteration).\n")
+             f"The flat ring is simulated up to {top('ring')} GPUs and hier (a flat ring among the node leaders) "
+             f"up to {top('hier')}: their message counts grow as the square of the ring's length (a flat ring "
+             "of 4096 GPUs is about 170 million messages per iteration), which step extrapolation keeps "
+             "affordable (sim/README.md). ddl is tried on the grids whose every dimension is at most "
+             f"{extent} GPUs or nodes.\n")
     L.append(md_table(large.sort_values(["gpus", "label"]),
                       ["gpus", "label", "dims", "iter_ms", "exposed_comm_ms", "images_per_s", "efficiency", "epoch",
                        f"{EPOCHS} epochs"]))
@@ -573,8 +599,15 @@ def observations(s822, bb, large):
                  (f"changes ddl's iteration by at most {change}" if change else "does not change ddl's iteration") +
                  f" ({diff.index.min()} -> {diff.index.max()} GPUs): the one 50 GbE NIC per server is the "
                  "bottleneck, the 8 concurrent rings of a server keep it busy through each other's step "
-                 "latencies, and both methods push the same bytes through it. Flat rhd, which ignores the "
-                 "server boundary, sends most of its volume across the NIC and falls far behind.")
+                 "latencies, and both methods push the same bytes through it.")
+    flat = bb[bb.label == "rhd"].set_index("gpus")["efficiency"]
+    top = bb[bb.gpus == bb.gpus.max()]
+    if len(flat) and not top.empty:
+        g = top.gpus.iloc[0]
+        rank = int((top.efficiency > flat.get(g, 0)).sum()) + 1
+        o.append(f"- Big Basin: flat rhd pairs the nearest ranks first, so its large halves stay on NVLink and "
+                 f"only the small ones cross the NIC; at {g} GPUs it ranks {rank} of {len(top)} "
+                 f"(efficiency {flat.get(g, 0):.3f}).")
     bmax = bb[bb.gpus == bb.gpus.max()].sort_values("iter_ms")
     if len(bmax):
         o.append(f"- **Big Basin, {bb.gpus.max()} GPUs**: " +

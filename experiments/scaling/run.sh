@@ -83,6 +83,10 @@ else
 fi
 end=$(date +%s)
 # shellcheck disable=SC2086 # $baseline is empty or two words
+# notes.md (optional, hand-written): why rows moved since the previous run, for the report.
+notes=
+[ -f "$here/notes.md" ] && notes="--notes $here/notes.md"
+# shellcheck disable=SC2086 # $notes is empty or two words
 "$python" "$here/analyze.py" --runs "$here/results/runs.csv" --out "$here/results" --report "$here/REPORT.md" \
-  --wall-s $((end - start)) --jobs $(( ${JOBS:-2} * ${MPIRUN_NP:-1} )) $baseline
+  --wall-s $((end - start)) --jobs $(( ${JOBS:-2} * ${MPIRUN_NP:-1} )) $baseline $notes
 echo "run.sh: $((end - start)) s of simulation; results in experiments/scaling/results, report experiments/scaling/REPORT.md"

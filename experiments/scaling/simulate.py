@@ -53,9 +53,9 @@ S822LC_NODES = [1, 2, 4, 8, 16, 32, 64]  # 4 .. 256 GPUs
 BIGBASIN_SERVERS = [1, 2, 4, 8, 16, 32]  # 8 .. 256 GPUs
 LARGE_NODES = [128, 256, 512, 1024]      # 512 .. 4096 GPUs
 OTHERS = "ddl,rhd,dbtree,hier"           # cheap to simulate; ring runs in a job of its own
-RING_MAX_GPUS = 512
-HIER_MAX_GPUS = 2048
-LARGE_MAX_EXTENT = 32
+RING_MAX_GPUS = 4096
+HIER_MAX_GPUS = 4096
+LARGE_MAX_EXTENT = 128
 # (jitter CV, interference F) points besides (0, 0); assumed values, swept for sensitivity.
 SENSITIVITY_256 = [(0.02, 0), (0.05, 0), (0, 0.1), (0, 0.2), (0.05, 0.1)]
 SENSITIVITY_4096 = [(0, 0.1), (0.02, 0), (0.05, 0)]

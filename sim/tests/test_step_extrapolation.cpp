@@ -59,7 +59,7 @@ TEST_CASE("a 128-rank ring on a contention-free cluster is extrapolated to its c
 TEST_CASE("on s822lc_64 the extrapolated ring is within 0.5 % of every step played",
           "[sim][extrapolation]") {
   // Shared HCAs and switch hops: ranks settle into the slowest link's pace after a few dozen
-  // steps, and a ring's skew between ranks is not kept (sim/README.md: measured -0.44..0 %).
+  // steps, and a ring's skew between ranks is not kept (sim/README.md: measured within 0.002 %).
   const std::string args =
       "--platform " + platform("s822lc_64.xml") + " --algo ring -b 1M -e 64M -f 64 --format csv";
   const auto fast = times(simulate(args).out);
