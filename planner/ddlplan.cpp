@@ -92,6 +92,9 @@ std::vector<std::vector<double>> simulate_spread(
     const sim::SweepRanks& ranks, const sim::Platform& platform, const Options& options,
     const std::vector<planner::SimulationJob>& jobs, int parallel, unsigned timeout_s,
     const std::function<void(std::size_t, std::size_t)>& done) {
+  // One process: its own errors as simulate_jobs throws them, no "rank 0:" in front.
+  if (ranks.size() == 1)
+    return planner::simulate_jobs(platform, options, jobs, parallel, timeout_s, done);
   const auto n = static_cast<std::size_t>(ranks.size());
   const auto me = static_cast<std::size_t>(ranks.rank());
   std::vector<planner::SimulationJob> mine;

@@ -239,7 +239,7 @@ class Cluster:
         # Rails: a route from one rail's leaf to another's inside the group could go over the spine
         # (up router) in as few links as NCCL's PXN path through the node's fabric; Floyd keeps
         # the fewest links, so the way down gets one more link, of no latency, to make PXN shorter.
-        detour = up and self.leaves_per_group > 1
+        detour = up is not None and self.leaves_per_group > 1
         for leaf in leaves:
             if up:
                 x.link(f"leaf{leaf}-up", self.leaf_up_bw, sl.value / 2, f"all uplinks of leaf {leaf}: downlinks / "
