@@ -21,10 +21,12 @@ struct CostParams {
   // the message's size (a calibrated platform's per-size factors: a tree's chunk and a ring's
   // block do not cost alike). Unset: per_dim[dim] at every size.
   std::function<LinkCost(int dim, double bytes)> message;
-  // Optional: how many times its own time a message of `bytes` takes when it lands in bytes the
-  // receiving rank last sent (a calibrated platform's ddl_peer_read_factors): an allreduce's
-  // second half receives into what its first half sent. Unset: 1.
-  std::function<double(double bytes)> peer_read;
+  // Optional: how many times its own time a message of `bytes` from rank `src` to rank `dst`
+  // takes when it lands in bytes the receiver last sent (a calibrated platform's
+  // ddl_peer_read_factors, measured inside a node: a cache effect of shared memory, so 1 for a
+  // message between nodes): an allreduce's second half receives into what its first half sent.
+  // Unset: 1.
+  std::function<double(int src, int dst, double bytes)> peer_read;
 };
 
 }  // namespace ddl

@@ -411,7 +411,7 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
           if (c.peer_read && !s[t].reduce) {
             const double share =
                 static_cast<double>(sent.overlap(x.offset, x.offset + x.bytes)) / bytes;
-            factor = 1 + (c.peer_read(bytes) - 1) * share;
+            factor = 1 + (c.peer_read(x.peer, r, bytes) - 1) * share;
           }
           if (s[t].reduce) reduced += bytes;
           if (kept) {

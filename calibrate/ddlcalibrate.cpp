@@ -60,12 +60,13 @@ const char* const kHelp =
     "On several nodes (ranks placed node by node: mpirun --map-by slot) inside a node is\n"
     "measured on node 0's ranks, and between nodes, per class (leaf: rank 0 with node 1;\n"
     "spine: rank 0 with leaf 1), the ping-pong, G flows through a NIC one way and both ways,\n"
-    "and one flow per node of a leaf through its uplink, over sizes up to\n"
-    "--network-maxbytes. What a run costs: each pattern between nodes about 2 x reps x\n"
-    "(the sum of its sizes) / the link's rate, e.g. 4 s at 500 Mbit/s (~60 MB/s), 15 reps,\n"
-    "8 B..4 MB by 2; a leaf class has 3 patterns, a spine class 2. Measured: 8 ranks on the\n"
-    "emulated cluster (cluster/ddlcluster, 2 x 2 x 2, 500mbit) with --reps 15 -b 8 -e 4M: 45 "
-    "s.\n\n";
+    "one flow each way through it by two pairs of ranks and by one pair (G >= 2), and one\n"
+    "flow per node of a leaf through its uplink (and one each way by two pairs, G >= 2), over\n"
+    "sizes up to --network-maxbytes. What a run costs: each pattern between nodes about\n"
+    "2 x reps x (the sum of its sizes) / the link's rate, e.g. 4 s at 500 Mbit/s (~60 MB/s),\n"
+    "15 reps, 8 B..4 MB by 2; a leaf class has 5 patterns (3 with G = 1), a spine class 3 (2).\n"
+    "Measured: 8 ranks on the emulated cluster (cluster/ddlcluster, 2 x 2 x 2, 500mbit) with\n"
+    "--reps 15 -b 8 -e 4M: 47 s.\n\n";
 
 Args parse(int argc, char** argv, bool& help) {
   po::options_description desc("Options");

@@ -64,10 +64,25 @@ ClassMessages between_nodes(MpiCommunicator& comm, const Topology& t, LinkClass 
     kinds = {Pattern::nic_one_way, Pattern::nic_bidirectional};
     cm.patterns = {{to_string(Pattern::nic_one_way), t.ranks_per_node, uplink},
                    {to_string(Pattern::nic_bidirectional), t.ranks_per_node, uplink}};
+    // One flow each way through the NIC, by two pairs and by one pair: what tells the NIC both
+    // ways (a ring step across nodes) from one connection both ways (an exchange); with one
+    // rank per node the two are the same flows as nic_bidirectional.
+    if (t.ranks_per_node >= 2) {
+      const int one_uplink = c == LinkClass::spine ? 1 : 0;
+      for (Pattern p : {Pattern::nic_crossed, Pattern::nic_exchange}) {
+        kinds.push_back(p);
+        cm.patterns.push_back({to_string(p), 1, one_uplink});
+      }
+    }
   }
   if (c == LinkClass::spine && t.nodes_per_leaf >= 2) {
     kinds.push_back(Pattern::uplink);
     cm.patterns.push_back({to_string(Pattern::uplink), 1, t.nodes_per_leaf});
+    // The class's own lone flow as a collective step sees it (nic_crossed's role for a leaf).
+    if (t.ranks_per_node >= 2) {
+      kinds.push_back(Pattern::uplink_crossed);
+      cm.patterns.push_back({to_string(Pattern::uplink_crossed), 1, 1});
+    }
   }
   const int peer = t.pingpong_peer(c);
   for (std::size_t bytes : plan.network_sizes) {

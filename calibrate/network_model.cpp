@@ -44,9 +44,43 @@ void set_routes(NetworkModel& m) {
   }
 }
 
+// Whether `p` is long enough to show a shared link's steady state: at least 1/8 of the largest
+// size its class measured. Both ways at once, the emulated cluster's slowdown grows with the
+// message (two pairs each way: 1.0x two flows one way to 32 KB, 1.4x at 256 KB, 1.7-1.9x from
+// 512 KB; calibrate/README.md), a protocol's start-up that shorter transfers
+// end before; the duplex and pair capacities are the long transfers' share, and the report's
+// model error shows what they leave at the shorter sizes.
+bool steady(const NetworkPoint& p, const std::vector<NetworkPoint>& points) {
+  double largest = 0;
+  for (const NetworkPoint& q : points)
+    if (q.link_class == p.link_class) largest = std::max(largest, q.bytes);
+  return 8 * p.bytes >= largest;
+}
+
 // A point measured with flows both ways through a NIC (what the duplex link is fitted to).
 bool both_ways(const NetworkPoint& p) {
   return duplex_flows(p) > p.flows_per_nic;
+}
+
+int pair_flows(const NetworkPoint& p) {
+  return std::max(p.flows_per_pair, 1);
+}
+
+// A point whose flows both ways through the NIC are all one pair's (nic_exchange): what a pair
+// link is fitted to, when the duplex has points of its own.
+bool exchange_only(const NetworkPoint& p) {
+  return both_ways(p) && pair_flows(p) >= 2 && duplex_flows(p) == pair_flows(p);
+}
+
+// Each flow's share of the links other than pair<a>-<b> (as predict() computes it).
+double share_without_pair(const NetworkModel& m, const NetworkPoint& p) {
+  double share = m.nic_bandwidth / std::max(p.flows_per_nic, 1);
+  if (p.flows_per_uplink > 0) share = std::min(share, m.uplink_bandwidth / p.flows_per_uplink);
+  if (!m.duplex_by_flows.empty()) {
+    const int n = duplex_flows(p);
+    share = std::min(share, m.duplex_capacity(n) / n);
+  }
+  return share;
 }
 
 // The duplex factor with which `p`'s flows get the split links' share exactly: the duplex does
@@ -57,11 +91,47 @@ double split_factor(const NetworkModel& m, const NetworkPoint& p) {
   return duplex_flows(p) * share / m.nic_bandwidth;
 }
 
+// Whether the points measured both ways include some that are not one pair's exchange (with
+// two ranks per node: nic_crossed, nic_bidirectional): then the duplex is fitted to those and the
+// exchange to the pair link.
+bool pairs_apart(const std::vector<NetworkPoint>& points) {
+  return std::any_of(points.begin(), points.end(),
+                     [](const NetworkPoint& p) { return both_ways(p) && !exchange_only(p); });
+}
+
+// The capacity factor (of the NIC's bandwidth, for `flows` flows sharing the link) that fits
+// `points` best, `set` putting a candidate into a copy of `m`: least squares on relative time
+// error over "not binding" (`split`) and each point's exact solution, in that order of
+// preference on a tie, the solutions largest first and none below min(1, split).
+template <typename Set>
+double fit_factor(const NetworkModel& m, const std::vector<NetworkPoint>& points, int flows,
+                  double split, Set&& set) {
+  std::vector<double> candidates;
+  for (const NetworkPoint& p : points) {
+    const ClassFit& f = m.of(p.link_class);
+    const Segment& s = segment_at(f.pingpong, p.bytes);
+    const double q = p.bytes / (p.seconds - s.latency_s) / s.bandwidth();
+    candidates.push_back(
+        std::clamp(flows * q * f.bottleneck / m.nic_bandwidth, std::min(1.0, split), split));
+  }
+  std::sort(candidates.begin(), candidates.end(), std::greater<>());
+  candidates.insert(candidates.begin(), split);
+  double best_error = -1, best = split;
+  for (double k : candidates) {
+    NetworkModel trial = m;
+    set(trial, k);
+    const double e = squared_relative_error(trial, points);
+    if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best = k;
+  }
+  return best;
+}
+
 // n<i>-duplex by flow count (network_model.hpp), from the transfer-bound points measured both
 // ways; the other links already fitted. Leaves duplex_by_flows empty when no count is slowed by
 // more than kDuplexTolerance.
 void fit_duplex(NetworkModel& m, const std::vector<NetworkPoint>& points) {
   m.duplex_by_flows.clear();
+  const bool apart = pairs_apart(points);  // then the exchange is the pair link's
   struct Count {
     int flows = 0;
     std::vector<NetworkPoint> points;
@@ -70,6 +140,8 @@ void fit_duplex(NetworkModel& m, const std::vector<NetworkPoint>& points) {
   for (const NetworkPoint& p : points) {
     const Segment& s = segment_at(m.of(p.link_class).pingpong, p.bytes);
     if (!both_ways(p) || !transfer_bound(s, p.bytes) || !(p.seconds > s.latency_s)) continue;
+    if (!steady(p, points)) continue;
+    if (apart && exchange_only(p)) continue;
     const int n = duplex_flows(p);
     auto at =
         std::find_if(counts.begin(), counts.end(), [n](const Count& c) { return c.flows >= n; });
@@ -86,25 +158,10 @@ void fit_duplex(NetworkModel& m, const std::vector<NetworkPoint>& points) {
     // Not binding: the split's factor for every point of the count (the largest of them).
     double split = 0;
     for (const NetworkPoint& p : c.points) split = std::max(split, split_factor(m, p));
-    // Candidates, in order of preference on a tie: not binding, then each point's exact
-    // solution, largest first; none below 1 (network_model.hpp).
-    std::vector<double> candidates;
-    for (const NetworkPoint& p : c.points) {
-      const ClassFit& f = m.of(p.link_class);
-      const Segment& s = segment_at(f.pingpong, p.bytes);
-      const double q = p.bytes / (p.seconds - s.latency_s) / s.bandwidth();
-      candidates.push_back(
-          std::clamp(c.flows * q * f.bottleneck / m.nic_bandwidth, std::min(1.0, split), split));
-    }
-    std::sort(candidates.begin(), candidates.end(), std::greater<>());
-    candidates.insert(candidates.begin(), split);
-    double best_error = -1, best = split;
-    for (double k : candidates) {
-      NetworkModel trial = m;
+    // None below 1 (network_model.hpp).
+    const double best = fit_factor(m, c.points, c.flows, split, [&](NetworkModel& trial, double k) {
       trial.duplex_by_flows = {{c.flows, k}};
-      const double e = squared_relative_error(trial, c.points);
-      if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best = k;
-    }
+    });
     // Within the tolerance of not binding: not binding.
     const bool slows = best * (1 + kDuplexTolerance) < split;
     fitted.push_back({c.flows, slows ? best : split, split});
@@ -118,6 +175,28 @@ void fit_duplex(NetworkModel& m, const std::vector<NetworkPoint>& points) {
   if (first.flows > 2)
     m.duplex_by_flows.push_back({2, std::max(1.0, 2 * first.factor / first.split)});
   for (const Fitted& f : fitted) m.duplex_by_flows.push_back({f.flows, f.factor});
+}
+
+// pair<a>-<b> (network_model.hpp) from the transfer-bound exchange points, the other links
+// (duplex included) already fitted. Leaves pair_factor 0 when none slows them by more than
+// kDuplexTolerance, or when the exchange was the duplex's own points.
+void fit_pair(NetworkModel& m, const std::vector<NetworkPoint>& points) {
+  m.pair_factor = 0;
+  std::vector<NetworkPoint> exchange;
+  for (const NetworkPoint& p : points) {
+    const Segment& s = segment_at(m.of(p.link_class).pingpong, p.bytes);
+    if (exchange_only(p) && steady(p, points) && transfer_bound(s, p.bytes) &&
+        p.seconds > s.latency_s)
+      exchange.push_back(p);
+  }
+  if (!pairs_apart(points) || exchange.empty()) return;
+  // Not binding: every flow keeps its share of the other links (the largest over the points).
+  double split = 0;
+  for (const NetworkPoint& p : exchange)
+    split = std::max(split, pair_flows(p) * share_without_pair(m, p) / m.nic_bandwidth);
+  const double best = fit_factor(m, exchange, pair_flows(exchange.front()), split,
+                                 [](NetworkModel& trial, double k) { trial.pair_factor = k; });
+  if (best * (1 + kDuplexTolerance) < split) m.pair_factor = best;
 }
 
 }  // namespace
@@ -156,6 +235,7 @@ double predict(const NetworkModel& m, const NetworkPoint& p) {
     const int n = duplex_flows(p);
     share = std::min(share, m.duplex_capacity(n) / n);
   }
+  if (m.pair_factor > 0) share = std::min(share, m.nic_bandwidth * m.pair_factor / pair_flows(p));
   return s.latency_s + p.bytes / (s.bandwidth() * std::min(1.0, share / c.bottleneck));
 }
 
@@ -187,19 +267,21 @@ NetworkModel fit_network(const Topology& t, const std::vector<ClassPingpong>& lo
     const Segment& s = segment_at(m.of(p.link_class).pingpong, p.bytes);
     if (!transfer_bound(s, p.bytes) || !(p.seconds > s.latency_s)) continue;
     if (nic_point(p)) aggregate.push_back(p.flows_per_nic * p.bytes / (p.seconds - s.latency_s));
-    if (uplink_point(p)) up.push_back(p);
+    if (uplink_point(p) && steady(p, points)) up.push_back(p);
   }
   m.nic_bandwidth =
       aggregate.empty() ? lone_flow_capacity(nic.pingpong, nic.largest_bytes) : median(aggregate);
   if (t.leaves == 1) {
     set_routes(m);
     fit_duplex(m, points);
+    fit_pair(m, points);
     return m;
   }
   if (!leaf) {  // one node per leaf: NICs and uplinks carry the same flows
     m.uplink_bandwidth = m.nic_bandwidth;
     set_routes(m);
     fit_duplex(m, points);
+    fit_pair(m, points);
     return m;
   }
   // Candidates, in order of preference on a tie: the ratio of a lone spine flow's speed to a
@@ -227,6 +309,7 @@ NetworkModel fit_network(const Topology& t, const std::vector<ClassPingpong>& lo
   m.uplink_bandwidth = best;
   set_routes(m);
   fit_duplex(m, points);
+  fit_pair(m, points);
   return m;
 }
 

@@ -43,10 +43,25 @@
 //     the both-ways points that residual (the report's model error shows it);
 //   - a count above a written one whose points show no slowdown gets the split's own factor, so
 //     the step does not carry the smaller count's slowdown up to it;
-//   - below the smallest count measured both ways (with G > 1 ranks per node: 2G; one flow each
-//     way, as a ring step sends, is not measured) the file says from 2 flows on what that count
-//     says: the same slowdown against the split NIC, at least 1. Otherwise the step's "factor 1
-//     below the first count" would give one flow each way half the split's share.
+//   - below the smallest count measured both ways, when one flow each way (nic_crossed, a ring
+//     step across nodes) was not measured (reports from before it), the file says from 2 flows
+//     on what that count says: the same slowdown against the split NIC, at least 1. Otherwise
+//     the step's "factor 1 below the first count" would give one flow each way half the
+//     split's share;
+//   - only the steady state counts: transfer-bound points of at least 1/8 of the class's largest
+//     size (the slowdown both ways grows with the message on the emulated cluster: 1.0x up to
+//     32 KB, 1.4x at 256 KB, 1.7-1.9x from 512 KB for two pairs each way; calibrate/README.md).
+//
+// One pair of ranks both ways. A message and its reverse between the same two ranks (one Open
+// MPI TCP connection) can share the way more than pairs crossing a NIC both ways do: half duplex
+// at some sizes and launches. With nic_crossed and nic_exchange measured, the duplex counts come
+// from every both-ways pattern but the exchange, and the exchange alone fits a SHARED link
+// pair<a>-<b> per pair of ranks on different nodes, crossed by both directions of that pair,
+// capacity NIC x pair_factor: least squares as for the duplex, at least 1 (a pair then never
+// gets less than half the NIC each way, so it never binds where the NIC's own direction splits
+// by 2), written only when it slows the exchange by more than kDuplexTolerance. Reports without
+// these patterns (or one rank per node, where a pair both ways is the NIC both ways) fit the
+// duplex as above and no pair link.
 #pragma once
 
 #include <vector>
@@ -69,6 +84,7 @@ struct ClassFit {
 struct DuplexFactor {
   int flows = 0;
   double factor = 1;
+  bool operator==(const DuplexFactor&) const = default;
 };
 
 // A count is written when its fitted factor slows flows by more than this against the split NIC.
@@ -80,6 +96,8 @@ struct NetworkModel {
   double uplink_bandwidth = 0, uplink_latency = 0;  // each direction of each leaf<j>-up
   // n<i>-duplex by flow count, ascending (below the first count: factor 1); empty: no such link.
   std::vector<DuplexFactor> duplex_by_flows;
+  // pair<a>-<b>'s capacity / the NIC's bandwidth; 0: no pair links.
+  double pair_factor = 0;
   std::vector<ClassFit> classes;          // leaf and/or spine, in that order
   const ClassFit& of(LinkClass c) const;  // InvalidArgument when not measured
   // The capacity of n<i>-duplex with `flows` crossing it (the NIC's bandwidth without one).
@@ -96,6 +114,9 @@ struct NetworkPoint {
   // Flows through the busiest NIC in both directions together (what n<i>-duplex counts);
   // 0: flows_per_nic, all one way.
   int flows_per_duplex = 0;
+  // The most flows between one pair of ranks on different nodes, both directions (what
+  // pair<a>-<b> counts); 0: 1.
+  int flows_per_pair = 0;
 };
 
 // The flows of `point` through the busiest NIC, both directions together.

@@ -10,9 +10,9 @@ namespace ddl::calibrate {
 namespace {
 
 constexpr Pattern kAll[] = {
-    Pattern::pingpong,  Pattern::bidirectional, Pattern::two_each_way,      Pattern::pairs,
-    Pattern::ring,      Pattern::nic_one_way,   Pattern::nic_bidirectional, Pattern::uplink,
-    Pattern::node_rings};
+    Pattern::pingpong,     Pattern::bidirectional, Pattern::two_each_way,      Pattern::pairs,
+    Pattern::ring,         Pattern::nic_one_way,   Pattern::nic_bidirectional, Pattern::nic_crossed,
+    Pattern::nic_exchange, Pattern::uplink,        Pattern::uplink_crossed,    Pattern::node_rings};
 
 void need(bool ok, Pattern p, const std::string& what) {
   if (!ok) throw InvalidArgument(std::string("pattern ") + to_string(p) + " needs " + what);
@@ -29,7 +29,10 @@ const char* to_string(Pattern p) {
     case Pattern::ring: return "ring";
     case Pattern::nic_one_way: return "nic_one_way";
     case Pattern::nic_bidirectional: return "nic_bidirectional";
+    case Pattern::nic_crossed: return "nic_crossed";
+    case Pattern::nic_exchange: return "nic_exchange";
     case Pattern::uplink: return "uplink";
+    case Pattern::uplink_crossed: return "uplink_crossed";
     case Pattern::node_rings: return "node_rings";
   }
   return "?";
@@ -40,7 +43,8 @@ Pattern parse_pattern(const std::string& text) {
     if (text == to_string(p)) return p;
   throw InvalidArgument("unknown pattern '" + text +
                         "' (pingpong, bidirectional, two_each_way, pairs, ring, nic_one_way, "
-                        "nic_bidirectional, uplink, node_rings)");
+                        "nic_bidirectional, nic_crossed, nic_exchange, uplink, uplink_crossed, "
+                        "node_rings)");
 }
 
 std::vector<Flow> pattern_flows(Pattern p, const Topology& t) {
@@ -71,10 +75,24 @@ std::vector<Flow> pattern_flows(Pattern p, const Topology& t) {
       if (p == Pattern::nic_bidirectional)
         for (int s = 0; s < g; ++s) f.push_back({g + s, s});
       break;
+    case Pattern::nic_crossed:
+      need(t.nodes() >= 2 && g >= 2, p, "2 nodes of 2 ranks");
+      f = {{0, g}, {g + 1, 1}};
+      break;
+    case Pattern::nic_exchange:
+      need(t.nodes() >= 2, p, "2 nodes");
+      f = {{0, g}, {g, 0}};
+      break;
     case Pattern::uplink:
       need(t.leaves >= 2 && t.nodes_per_leaf >= 2, p, "2 leaves of at least 2 nodes");
       for (int i = 0; i < t.nodes_per_leaf; ++i) f.push_back({i * g, (t.nodes_per_leaf + i) * g});
       break;
+    case Pattern::uplink_crossed: {
+      need(t.leaves >= 2 && g >= 2, p, "2 leaves and 2 ranks in a node");
+      const int l = g * t.nodes_per_leaf;
+      f = {{0, l}, {l + 1, 1}};
+      break;
+    }
     case Pattern::node_rings:
       need(g >= 2, p, "2 ranks in a node");
       for (int r = 0; r < t.ranks(); ++r) f.push_back({r, r / g * g + (r % g + 1) % g});
@@ -90,6 +108,15 @@ int nic_flows_both_ways(const std::vector<Flow>& flows, const Topology& t) {
     const int a = t.node_of(f.src), b = t.node_of(f.dst);
     if (a != b) most = std::max({most, ++through[a], ++through[b]});
   }
+  return most;
+}
+
+int pair_flows_both_ways(const std::vector<Flow>& flows, const Topology& t) {
+  std::map<std::pair<int, int>, int> between;  // (lower rank, higher rank) -> flows
+  int most = 0;
+  for (const Flow& f : flows)
+    if (t.node_of(f.src) != t.node_of(f.dst))
+      most = std::max(most, ++between[{std::min(f.src, f.dst), std::max(f.src, f.dst)}]);
   return most;
 }
 

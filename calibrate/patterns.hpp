@@ -25,8 +25,16 @@ enum class Pattern {
   nic_one_way,        // slot s of node 0 -> slot s of node 1, every slot at once: G flows
                       // through one direction of each NIC
   nic_bidirectional,  // the same and back at once: G flows through each direction
+  nic_crossed,        // rank 0 -> rank G and rank G+1 -> rank 1 at once: one flow each way
+                      // through node 0's NIC, between two different pairs of ranks (a ring
+                      // step across nodes)
+  nic_exchange,       // rank 0 -> rank G and back at once: one pair of ranks both ways (a
+                      // 2-node exchange of rd, rhd or hier's leaders)
   uplink,             // the first rank of node i of leaf 0 -> the first rank of node i of
                       // leaf 1, every i at once: K flows through each uplink, one per NIC
+  uplink_crossed,     // rank 0 -> rank L and rank L+1 -> rank 1 (L: leaf 1's first rank) at
+                      // once: nic_crossed between leaves, one flow each way through node 0's
+                      // NIC and leaf 0's uplink
   // Every node at once: each rank sends to the next slot of its own node (the reduce timings'
   // ring step, which stays off the network).
   node_rings,
@@ -46,6 +54,10 @@ std::vector<Flow> pattern_flows(Pattern p, const Topology& t);
 // The most flows through one node's NIC, both directions together (flows between two nodes of
 // `t`; what a node's n<i>-duplex link counts: calibrate/network_model.hpp).
 int nic_flows_both_ways(const std::vector<Flow>& flows, const Topology& t);
+
+// The most flows between one pair of ranks on different nodes, both directions together (what
+// a pair's link counts: calibrate/network_model.hpp); 0 when no flow leaves its node.
+int pair_flows_both_ways(const std::vector<Flow>& flows, const Topology& t);
 
 // The most messages one rank sends, or receives, in a step (so all ranks size their buffers
 // and batches alike).

@@ -144,6 +144,16 @@ void duplex_link(std::ostringstream& x, const NetworkModel& n, const std::string
     << "    </link>\n";
 }
 
+// pair<a>-<b> (calibrate/network_model.hpp): both directions between two ranks of different
+// nodes together.
+void pair_link(std::ostringstream& x, const NetworkModel& n, int a, int b) {
+  x << "    <link id=\"pair" << a << "-" << b << "\" bandwidth=\""
+    << number(n.nic_bandwidth * n.pair_factor)
+    << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\"/><!-- ranks " << a << " and " << b
+    << " both ways at once: " << number(n.pair_factor)
+    << " NICs' worth, fitted to the NIC's exchange pattern -->\n";
+}
+
 std::string multi_level_xml(const PlatformModel& m, const std::vector<std::string>& notes) {
   const NetworkModel& n = *m.network;
   const Topology& t = n.topology;
@@ -183,6 +193,10 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
                  "what the node's ranks move through it at once, each direction");
     if (duplex) duplex_link(x, n, "n" + std::to_string(i) + "-duplex");
   }
+  if (n.pair_factor > 0)
+    for (int a = 0; a < m.ranks; ++a)
+      for (int b = a + 1; b < m.ranks; ++b)
+        if (t.class_between(a, b) != LinkClass::node) pair_link(x, n, a, b);
   if (t.leaves > 1)
     for (int j = 0; j < t.leaves; ++j)
       network_link(x, "leaf" + std::to_string(j) + "-up", n.uplink_bandwidth, n.uplink_latency,
@@ -199,6 +213,9 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
       // Between nodes: the source's NIC (and duplex), any uplinks, the destination's.
       std::vector<std::string> links{up(na + "-nic")};
       if (duplex) links.push_back(na + "-duplex");
+      if (n.pair_factor > 0)
+        links.push_back("pair" + std::to_string(std::min(a, b)) + "-" +
+                        std::to_string(std::max(a, b)));
       if (t.class_between(a, b) == LinkClass::spine) {
         links.push_back(up("leaf" + std::to_string(t.leaf_of(a)) + "-up"));
         links.push_back(down("leaf" + std::to_string(t.leaf_of(b)) + "-up"));

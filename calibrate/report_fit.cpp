@@ -92,7 +92,32 @@ int duplex_flows_of(const NetworkShape& shape, const Topology& t) {
   }
 }
 
-// The classes between nodes: each one's ping-pong fit, then the links (fit_network), then the
+// The same for the busiest pair of ranks (pair<a>-<b>); a name it does not know, one flow.
+int pair_flows_of(const NetworkShape& shape, const Topology& t) {
+  try {
+    return std::max(1, pair_flows_both_ways(pattern_flows(parse_pattern(shape.name), t), t));
+  } catch (const InvalidArgument&) {
+    return 1;
+  }
+}
+
+// A class's lone-flow time at one size: the ping-pong's, or where the class measured
+// nic_crossed (uplink_crossed between leaves), the slower of the two. A ping-pong's message leaves
+// its direction idle while the reply travels; a NIC shaped by a token bucket (the emulated
+// cluster's tbf) refills meanwhile and sends the next one at line rate: up to 2x the rate at 1-128
+// KB there, which no collective's step sees. nic_crossed keeps both directions busy back to back,
+// as a ring step across nodes does, and runs at the rate (two flows one way then take its double,
+// where they took 4x a ping-pong message; calibrate/README.md). On a NIC without a bucket the two
+// agree.
+double lone_flow_seconds(const ClassMessages& c, const MessageTimes& t) {
+  for (std::size_t k = 0; k < c.patterns.size(); ++k)
+    if (c.patterns[k].name == to_string(Pattern::nic_crossed) ||
+        c.patterns[k].name == to_string(Pattern::uplink_crossed))
+      return std::max(t.pingpong.median, t.patterns[k].median);
+  return t.pingpong.median;
+}
+
+// The classes between nodes: each one's lone-flow fit, then the links (fit_network), then the
 // report's "network" object (per class: every row beside its fit and the model).
 json fit_network_classes(const Measurements& m, double tolerance, PlatformModel& model) {
   std::vector<ClassPingpong> lone;
@@ -100,11 +125,12 @@ json fit_network_classes(const Measurements& m, double tolerance, PlatformModel&
   for (const ClassMessages& c : m.network) {
     std::vector<Point> pts;
     for (const MessageTimes& t : c.messages) {
-      pts.push_back({static_cast<double>(t.bytes), t.pingpong.median});
+      pts.push_back({static_cast<double>(t.bytes), lone_flow_seconds(c, t)});
       for (std::size_t k = 0; k < c.patterns.size(); ++k)
         points.push_back({c.link_class, static_cast<double>(t.bytes), t.patterns[k].median,
                           c.patterns[k].flows_per_nic, c.patterns[k].flows_per_uplink,
-                          duplex_flows_of(c.patterns[k], m.topology)});
+                          duplex_flows_of(c.patterns[k], m.topology),
+                          pair_flows_of(c.patterns[k], m.topology)});
     }
     lone.push_back({c.link_class, fit_piecewise(pts, tolerance), pts.back().bytes, pts});
   }
@@ -117,9 +143,10 @@ json fit_network_classes(const Measurements& m, double tolerance, PlatformModel&
     json rows = json::array();
     std::vector<double> residuals;
     for (const MessageTimes& t : c.messages) {
-      const Point p{static_cast<double>(t.bytes), t.pingpong.median};
+      const Point p{static_cast<double>(t.bytes), lone_flow_seconds(c, t)};
       residuals.push_back(residual_pct(fit, p));
       json row = {{"bytes", t.bytes}, {"pingpong", spread_json(t.pingpong)}};
+      row["pingpong"]["lone_flow_s"] = p.seconds;
       row["pingpong"]["fit_s"] = evaluate(fit, p.bytes);
       row["pingpong"]["fit_residual_pct"] = residuals.back();
       for (std::size_t k = 0; k < c.patterns.size(); ++k) {
@@ -128,6 +155,7 @@ json fit_network_classes(const Measurements& m, double tolerance, PlatformModel&
         cell["flows_per_nic"] = q.flows_per_nic;
         cell["flows_per_uplink"] = q.flows_per_uplink;
         cell["flows_per_duplex"] = duplex_flows(q);
+        cell["flows_per_pair"] = std::max(q.flows_per_pair, 1);
         cell["model_s"] = predict(*model.network, q);
         cell["model_error_pct"] = 100 * (predict(*model.network, q) - q.seconds) / q.seconds;
       }

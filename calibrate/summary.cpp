@@ -31,14 +31,17 @@ std::string network_summary(const Measurements& m, const Calibration& c) {
            m.topology.pingpong_peer(cls.link_class),
            harness::format_size(cls.messages.front().bytes).c_str(),
            harness::format_size(cls.messages.back().bytes).c_str());
-    append(out, "%10s %12s %8s %12s %8s", "bytes", "pingpong_us", "iqr_%", "fit_us", "resid_%");
+    // lone_us: what the fit follows (the ping-pong, or the slower of it and nic_crossed).
+    append(out, "%10s %12s %8s %12s %12s %8s", "bytes", "pingpong_us", "iqr_%", "lone_us", "fit_us",
+           "resid_%");
     for (const NetworkShape& p : cls.patterns)
       append(out, " %18s_us %7s", p.name.c_str(), "model_%");
     out += "\n";
     for (std::size_t i = 0; i < cls.messages.size(); ++i) {
       const MessageTimes& t = cls.messages[i];
-      append(out, "%10zu %12.3f %8.1f %12.3f %8.2f", t.bytes, t.pingpong.median * 1e6,
-             t.pingpong.iqr_pct(), rows[i]["pingpong"]["fit_s"].get<double>() * 1e6,
+      append(out, "%10zu %12.3f %8.1f %12.3f %12.3f %8.2f", t.bytes, t.pingpong.median * 1e6,
+             t.pingpong.iqr_pct(), rows[i]["pingpong"]["lone_flow_s"].get<double>() * 1e6,
+             rows[i]["pingpong"]["fit_s"].get<double>() * 1e6,
              rows[i]["pingpong"]["fit_residual_pct"].get<double>());
       for (std::size_t k = 0; k < cls.patterns.size(); ++k)
         append(out, " %21.3f %7.1f", t.patterns[k].median * 1e6,
@@ -59,6 +62,9 @@ std::string network_summary(const Measurements& m, const Calibration& c) {
                                             : ",",
            d.flows, d.factor);
   if (!n.duplex_by_flows.empty()) out += ")";
+  if (n.pair_factor > 0)
+    append(out, "; one pair of ranks both ways at once (pair link, %.3f NICs' worth)",
+           n.pair_factor);
   append(out, "; topology %d ranks per node x %d nodes per leaf x %d leaves\n",
          m.topology.ranks_per_node, m.topology.nodes_per_leaf, m.topology.leaves);
   return out;

@@ -128,6 +128,14 @@ double factor_at(const FactorTable& table, double bytes) {
   return factor;
 }
 
+double peer_read_factor(const Platform& platform, int src, int dst, double bytes) {
+  if (!platform.places.empty() &&
+      message_class(platform.places.at(static_cast<std::size_t>(src)),
+                    platform.places.at(static_cast<std::size_t>(dst))) != MessageClass::node)
+    return 1;
+  return factor_at(platform.peer_read_factors, bytes);
+}
+
 PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& bandwidth_factors,
                      double bytes, double footprint, double route_latency, double bottleneck) {
   PieceTime t;

@@ -101,7 +101,8 @@ struct Platform {
   // factor_at(peer_read_factors, n) times its time into the receiver's own bytes: those lines
   // were last read by another core, which must give them up before they are written. A ring's
   // allgather receives into exactly such bytes, the chunks its reduce-scatter sent.
-  // ddlcalibrate measures it on shared-memory machines; empty: no such cost (every factor 1).
+  // ddlcalibrate measures it inside a node (shared memory), so with places it applies to
+  // messages inside a node only (peer_read_factor); empty: no such cost (every factor 1).
   FactorTable peer_read_factors;
   // Bytes of the collective being simulated (0: unknown). Where bytes sit in the caches depends
   // on the footprint of the whole operation, not on the piece one message or reduce moves: a
@@ -129,6 +130,11 @@ struct Platform {
 
 // The class of a message between hosts at `a` and `b`.
 MessageClass message_class(const HostPlace& a, const HostPlace& b);
+
+// The peer-read factor of a message of `bytes` from rank `src` to rank `dst`: factor_at of
+// peer_read_factors inside a node (or without places), 1 between nodes, where the network, not
+// where the receiver's cache lines are, sets a message's pace.
+double peer_read_factor(const Platform& platform, int src, int dst, double bytes);
 
 // Loads `file` into the engine and collects the GPU hosts. Before SimGrid sees the file, its
 // nesting, values and routes are checked (sim/platform_precheck.hpp, sim/platform_outline.hpp);

@@ -67,8 +67,8 @@ CostParams platform_costs(const Platform& platform, const Dims& dims, double foo
     };
   }
   if (footprint > 0 && !platform.peer_read_factors.empty())
-    params.peer_read = [&platform](double bytes) {
-      return factor_at(platform.peer_read_factors, bytes);
+    params.peer_read = [&platform](int src, int dst, double bytes) {
+      return peer_read_factor(platform, src, dst, bytes);
     };
   for (int d = 0; d < dims.count(); ++d) {
     const std::size_t members = static_cast<std::size_t>(dims.extent(d));

@@ -249,7 +249,7 @@ void SimCommunicator::note_written(ConstView data) {
 double SimCommunicator::peer_read_rate(int peer, std::size_t bytes, double share) {
   const Platform& platform = *world_.platform;
   const double ratio =
-      1 + (factor_at(platform.peer_read_factors, static_cast<double>(bytes)) - 1) * share;
+      1 + (peer_read_factor(platform, peer, rank_, static_cast<double>(bytes)) - 1) * share;
   if (ratio <= 1) return -1;
   auto [route, inserted] = routes_.try_emplace(peer);
   if (inserted) route->second = route_cost(platform, peer, rank_);

@@ -110,7 +110,7 @@ TEST_CASE("peer-read factors slow the receives into bytes the receiver sent", "[
   // doubling steps, ddl's allgather steps, hier's chain broadcast and leaders' allgather; not a
   // lone allgather or a reduce-scatter; dbtree's down chunk only where it is alone on the link.
   CostParams c = one_level;
-  c.peer_read = [](double) { return 1.5; };
+  c.peer_read = [](int, int, double) { return 1.5; };
   CostParams two = two_level;
   two.peer_read = c.peer_read;
   const Options o;

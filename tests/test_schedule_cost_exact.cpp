@@ -247,7 +247,7 @@ double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
           if (c.peer_read && !s[t].reduce) {
             const double share =
                 static_cast<double>(sent.overlap(x.offset, x.offset + x.bytes)) / bytes;
-            factor = 1 + (c.peer_read(bytes) - 1) * share;
+            factor = 1 + (c.peer_read(x.peer, r, bytes) - 1) * share;
           }
           if (s[t].reduce) reduced += bytes;
           if (q.topology) {
@@ -403,7 +403,7 @@ TEST_CASE("price_schedules gives the straightforward walk's numbers to the bit",
   sized.message = [](int dim, double bytes) {
     return LinkCost{(dim + 1) * 1e-6 + 1e-12 * bytes, (dim ? 1 / 12.5e9 : 1 / 20e9) * 1.01};
   };
-  sized.peer_read = [](double bytes) { return 1.5 + 1e-7 * bytes; };
+  sized.peer_read = [](int, int, double bytes) { return 1.5 + 1e-7 * bytes; };
   for (const int nodes : {2, 4, 8}) {
     const Dims grid = Dims::parse("4x" + std::to_string(nodes));
     const Nodes topo(nodes, 4);

@@ -226,3 +226,48 @@ TEST_CASE("a NIC slower both ways: the written duplex link costs each NIC patter
     std::remove(xml.c_str());
   }
 }
+
+TEST_CASE("one pair both ways: the written pair links cost each NIC pattern as predicted",
+          "[calibrate][sim]") {
+  // G = 2, one leaf of 2 nodes, lone flow 30 us + n / 40 MB/s. Two pairs crossing a NIC as fast
+  // as alone, two each way 1.6x two one way, one pair both ways 2x alone (pair factor 1).
+  const std::vector<Segment> inside{{0, 2e-6, 1 / 5e9}, {1 << 20, 10e-6, 1 / 10e9}};
+  const std::vector<ClassPingpong> lone{{LinkClass::leaf, {{0, 30e-6, 1 / 40e6}}, 4 << 20, {}}};
+  const Topology t{2, 2, 1};
+  std::vector<NetworkPoint> points;
+  for (double n : {1048576.0, 4194304.0}) {
+    points.push_back({LinkClass::leaf, n, 30e-6 + 2 * n / 40e6, 2, 0, 2, 1});
+    points.push_back({LinkClass::leaf, n, 30e-6 + n / 40e6, 1, 0, 2, 1});
+    points.push_back({LinkClass::leaf, n, 30e-6 + 3.2 * n / 40e6, 2, 0, 4, 2});
+    points.push_back({LinkClass::leaf, n, 30e-6 + 2 * n / 40e6, 1, 0, 2, 2});
+  }
+  PlatformModel m = model_from_pingpong(t.ranks(), inside, 16 << 20, 30e9);
+  m.network = fit_network(t, lone, points);
+  REQUIRE(m.network->pair_factor == Approx(1).epsilon(1e-9));
+  const std::string xml = temp_file(platform_xml(m, {}));
+  const std::vector<double> sizes{kSmall, kLarge};
+  struct Case {
+    std::string args;
+    NetworkPoint point;  // bytes and seconds unset
+  };
+  for (const Case& k :
+       std::vector<Case>{{"--peer 2", {LinkClass::leaf, 0, 0, 1, 0, 1, 1}},
+                         {"--pattern nic_one_way", {LinkClass::leaf, 0, 0, 2, 0, 2, 1}},
+                         {"--pattern nic_crossed", {LinkClass::leaf, 0, 0, 1, 0, 2, 1}},
+                         {"--pattern nic_exchange", {LinkClass::leaf, 0, 0, 1, 0, 2, 2}},
+                         {"--pattern nic_bidirectional", {LinkClass::leaf, 0, 0, 2, 0, 4, 2}}}) {
+    const std::vector<double> simulated = simulate(xml, k.args, sizes);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      NetworkPoint p = k.point;
+      p.bytes = sizes[i];
+      INFO(k.args << " " << sizes[i] << " B");
+      CHECK(simulated[i] == Approx(predict(*m.network, p)).epsilon(0.01));
+    }
+  }
+  // At 4 MB: the exchange 2x a lone flow, two pairs crossing 1x.
+  CHECK(predict(*m.network, {LinkClass::leaf, kLarge, 0, 1, 0, 2, 2}) ==
+        Approx(30e-6 + 2 * kLarge / 40e6).epsilon(1e-9));
+  CHECK(predict(*m.network, {LinkClass::leaf, kLarge, 0, 1, 0, 2, 1}) ==
+        Approx(30e-6 + kLarge / 40e6).epsilon(1e-9));
+  std::remove(xml.c_str());
+}

@@ -195,3 +195,58 @@ TEST_CASE("the duplex never binds one-way traffic below the split NIC", "[calibr
   CHECK(k.duplex_by_flows[1].flows == 4);
   CHECK(k.duplex_by_flows[1].factor == Approx(2).epsilon(1e-12));
 }
+
+namespace {
+
+// G = 2 ranks per node, lone leaf flow 30 us + n / 40 MB/s, at 1 and 4 MB: two flows one way at
+// the split NIC's half each; one flow each way by two pairs as fast as alone; two flows each way
+// 1.6x two one way; one pair both ways `exchange` times a lone flow's transfer.
+std::vector<NetworkPoint> pairs_apart(double exchange) {
+  std::vector<NetworkPoint> p;
+  for (double n : {kMiB, 4 * kMiB}) {
+    p.push_back({LinkClass::leaf, n, 30e-6 + 2 * n / 40e6, 2, 0, 2, 1});         // one way
+    p.push_back({LinkClass::leaf, n, 30e-6 + n / 40e6, 1, 0, 2, 1});             // crossed
+    p.push_back({LinkClass::leaf, n, 30e-6 + 1.6 * 2 * n / 40e6, 2, 0, 4, 2});   // both
+    p.push_back({LinkClass::leaf, n, 30e-6 + exchange * n / 40e6, 1, 0, 2, 2});  // exchange
+  }
+  p.push_back({LinkClass::leaf, 64, 10e-3, 1, 0, 2, 2});  // latency-bound: ignored
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("one pair both ways and two pairs crossing a NIC are fitted apart", "[calibrate]") {
+  const std::vector<ClassPingpong> leaf{lone(20e6).front()};
+  const NetworkModel m = fit_network(Topology{2, 2, 1}, leaf, pairs_apart(2));
+  // Two pairs crossing: measured, not slowed (2 NICs' worth: each direction its own NIC);
+  // two each way: 4 flows share 1.25 NICs; the exchange: the pair carries one NIC in all.
+  REQUIRE(m.duplex_by_flows.size() == 2);
+  CHECK(m.duplex_by_flows[0].flows == 2);
+  CHECK(m.duplex_by_flows[0].factor == Approx(2).epsilon(1e-12));
+  CHECK(m.duplex_by_flows[1].flows == 4);
+  CHECK(m.duplex_by_flows[1].factor == Approx(1.25).epsilon(1e-12));
+  CHECK(m.pair_factor == Approx(1).epsilon(1e-12));
+  for (const NetworkPoint& p : pairs_apart(2))
+    if (p.bytes > 64) CHECK(predict(m, p) == Approx(p.seconds).epsilon(1e-12));
+  // Within the tolerance: no pair link, and the duplex as fitted.
+  const NetworkModel near = fit_network(Topology{2, 2, 1}, leaf, pairs_apart(1.04));
+  CHECK(near.pair_factor == 0);
+  CHECK(near.duplex_by_flows == m.duplex_by_flows);
+  // Without the exchange, nothing changes: no pair link.
+  std::vector<NetworkPoint> no_exchange = pairs_apart(2);
+  std::erase_if(no_exchange, [](const NetworkPoint& p) {
+    return p.flows_per_pair == 2 && duplex_flows(p) == 2;
+  });
+  CHECK(fit_network(Topology{2, 2, 1}, leaf, no_exchange).pair_factor == 0);
+}
+
+TEST_CASE("one rank per node: a pair both ways is the NIC both ways, fitted as the duplex",
+          "[calibrate]") {
+  // nic_bidirectional with G = 1 is one pair both ways: the duplex takes it, no pair link.
+  std::vector<NetworkPoint> p = both_ways(1, 1.6);
+  for (NetworkPoint& q : p) q.flows_per_pair = q.flows_per_duplex;
+  const NetworkModel m = fit_network(Topology{1, 2, 1}, {lone(20e6).front()}, p);
+  CHECK(m.pair_factor == 0);
+  REQUIRE(m.duplex_by_flows.size() == 1);
+  CHECK(m.duplex_by_flows[0].factor == Approx(1.25).epsilon(1e-12));
+}

@@ -37,8 +37,14 @@ TEST_CASE("patterns on two leaves of two nodes of two ranks", "[calibrate]") {
   // Slot s of node 0 to slot s of node 1: two flows through each NIC direction.
   CHECK(pattern_flows(Pattern::nic_one_way, t) == Flows{{0, 2}, {1, 3}});
   CHECK(pattern_flows(Pattern::nic_bidirectional, t) == Flows{{0, 2}, {1, 3}, {2, 0}, {3, 1}});
+  // One flow each way through node 0's NIC: two pairs, then one pair.
+  CHECK(pattern_flows(Pattern::nic_crossed, t) == Flows{{0, 2}, {3, 1}});
+  CHECK(pattern_flows(Pattern::nic_exchange, t) == Flows{{0, 2}, {2, 0}});
   // The first rank of node i of leaf 0 to that of node i of leaf 1.
   CHECK(pattern_flows(Pattern::uplink, t) == Flows{{0, 4}, {2, 6}});
+  // One flow each way between the leaves, two pairs.
+  CHECK(pattern_flows(Pattern::uplink_crossed, t) == Flows{{0, 4}, {5, 1}});
+  CHECK(pattern_flows(Pattern::uplink_crossed, Topology{2, 1, 2}) == Flows{{0, 2}, {3, 1}});
   CHECK(pattern_flows(Pattern::node_rings, t) ==
         Flows{{0, 1}, {1, 0}, {2, 3}, {3, 2}, {4, 5}, {5, 4}, {6, 7}, {7, 6}});
   CHECK(messages_per_rank(pattern_flows(Pattern::nic_bidirectional, t)) == 1);
@@ -53,6 +59,11 @@ TEST_CASE("a pattern the topology cannot hold is refused", "[calibrate]") {
                     "pattern uplink needs 2 leaves of at least 2 nodes");
   CHECK_THROWS_WITH(pattern_flows(Pattern::nic_one_way, Topology{4, 1, 1}),
                     "pattern nic_one_way needs 2 nodes");
+  CHECK_THROWS_WITH(pattern_flows(Pattern::uplink_crossed, Topology{1, 2, 2}),
+                    "pattern uplink_crossed needs 2 leaves and 2 ranks in a node");
+  CHECK_THROWS_WITH(pattern_flows(Pattern::nic_crossed, Topology{1, 2, 1}),
+                    "pattern nic_crossed needs 2 nodes of 2 ranks");
+  CHECK(pattern_flows(Pattern::nic_exchange, Topology{1, 2, 1}) == Flows{{0, 1}, {1, 0}});
   CHECK_THROWS_WITH(parse_pattern("star"),
                     Catch::StartsWith("unknown pattern 'star' (pingpong, bidirectional"));
   CHECK(parse_pattern("nic_bidirectional") == Pattern::nic_bidirectional);
@@ -64,4 +75,18 @@ TEST_CASE("flows through the busiest NIC, both directions together", "[calibrate
   CHECK(nic_flows_both_ways(pattern_flows(Pattern::nic_bidirectional, t), t) == 4);
   CHECK(nic_flows_both_ways(pattern_flows(Pattern::uplink, t), t) == 1);
   CHECK(nic_flows_both_ways(pattern_flows(Pattern::pairs, t), t) == 0);
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::nic_crossed, t), t) == 2);
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::nic_exchange, t), t) == 2);
+}
+
+TEST_CASE("flows between one pair of ranks on different nodes, both directions", "[calibrate]") {
+  const Topology t{2, 2, 2};
+  CHECK(pair_flows_both_ways(pattern_flows(Pattern::nic_one_way, t), t) == 1);
+  CHECK(pair_flows_both_ways(pattern_flows(Pattern::nic_crossed, t), t) == 1);
+  CHECK(pair_flows_both_ways(pattern_flows(Pattern::nic_exchange, t), t) == 2);
+  CHECK(pair_flows_both_ways(pattern_flows(Pattern::nic_bidirectional, t), t) == 2);
+  CHECK(pair_flows_both_ways(pattern_flows(Pattern::uplink, t), t) == 1);
+  CHECK(pair_flows_both_ways(pattern_flows(Pattern::uplink_crossed, t), t) == 1);
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::uplink_crossed, t), t) == 2);
+  CHECK(pair_flows_both_ways(pattern_flows(Pattern::pairs, t), t) == 0);  // inside node 0
 }

@@ -178,3 +178,30 @@ TEST_CASE("a NIC slower both ways: n<i>-duplex, its capacity by flows, routes th
   stripped = std::regex_replace(stripped, std::regex("<link_ctn id=\"n[0-9]+-duplex\"/>"), "");
   CHECK(stripped == plain);
 }
+
+TEST_CASE("one pair of ranks both ways: pair<a>-<b> per pair of nodes apart, both routes",
+          "[calibrate]") {
+  PlatformModel m = node_model(8);
+  m.network = network(Topology{2, 2, 2});
+  const std::string plain = platform_xml(m, {});
+  CHECK_FALSE(has(plain, "pair"));
+  m.network->pair_factor = 1.5;
+  const std::string x = platform_xml(m, {});
+  // NIC 50 MB/s x 1.5; one link per pair of ranks on different nodes: 8 x 6 / 2.
+  CHECK(has(x,
+            "<link id=\"pair1-6\" bandwidth=\"75000000Bps\" latency=\"0s\" "
+            "sharing_policy=\"SHARED\"/>"));
+  CHECK(count(x, "<link id=\"pair") == 24);
+  CHECK_FALSE(has(x, "<link id=\"pair0-1\""));  // same node
+  // Both directions of a pair cross its link, after the source's NIC.
+  CHECK(has(x,
+            "<route src=\"gpu1\" dst=\"gpu6\" symmetrical=\"NO\"><link_ctn id=\"n0-nic\" "
+            "direction=\"UP\"/><link_ctn id=\"pair1-6\"/><link_ctn id=\"leaf0-up\""));
+  CHECK(has(x,
+            "<route src=\"gpu6\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"n3-nic\" "
+            "direction=\"UP\"/><link_ctn id=\"pair1-6\"/><link_ctn id=\"leaf1-up\""));
+  CHECK(count(x, "<link_ctn id=\"pair") == 8 * 7 - 4 * 2);
+  std::string stripped = std::regex_replace(x, std::regex("    <link id=\"pair[^\n]*\n"), "");
+  stripped = std::regex_replace(stripped, std::regex("<link_ctn id=\"pair[0-9]+-[0-9]+\"/>"), "");
+  CHECK(stripped == plain);
+}

@@ -186,6 +186,27 @@ TEST_CASE("ddl_peer_read_factors slow receives into bytes the receiver last sent
             1.05);
 }
 
+TEST_CASE("peer-read factors slow messages inside a node only", "[sim][timing]") {
+  // 2 ranks, 1 us and 10 GB/s, a message into bytes its receiver last sent 2x: a ring's
+  // allgather step. Without places, and with both ranks on one node, it is slowed; with the
+  // ranks on two nodes it is not: the factors are a cache effect of shared memory, measured
+  // inside a node, and the network sets a message's pace between nodes.
+  const double s = 1 << 20, step = 1e-6 + s / 2 / 10e9, reduce = s / 2 * kGamma;
+  for (const char* f :
+       {"two_hosts_peer_read.xml", "one_node_peer_read.xml", "two_nodes_peer_read.xml"}) {
+    const bool apart = std::string(f) == "two_nodes_peer_read.xml";
+    const ChildResult r =
+        run_child(ddlsim() + " --format csv --platform " + fixture(f) + " --algo ring -b 1M -e 1M");
+    REQUIRE(r.exit_code == 0);
+    const auto rows = parse_csv(r.out);
+    REQUIRE(rows.size() == 1);
+    INFO(f);
+    const double expected = step * (apart ? 2 : 3) + reduce;
+    check_within_one_percent(std::stod(rows[0].at("time_us")) * 1e-6, expected);
+    check_within_one_percent(std::stod(rows[0].at("model_us")) * 1e-6, expected);
+  }
+}
+
 TEST_CASE("a peer-read factor below 1 is rejected, naming the property", "[sim][platform]") {
   const ChildResult r = run_child(ddlsim() + " --platform " + fixture("star_8_bad_peer_read.xml") +
                                   " --algo ring -b 1M -e 1M");
