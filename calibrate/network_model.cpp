@@ -199,6 +199,12 @@ void fit_pair(NetworkModel& m, const std::vector<NetworkPoint>& points) {
   if (best * (1 + kDuplexTolerance) < split) m.pair_factor = best;
 }
 
+// Both ways at once: the duplex first, then the pair link given it.
+void fit_both_ways(NetworkModel& m, const std::vector<NetworkPoint>& points) {
+  fit_duplex(m, points);
+  fit_pair(m, points);
+}
+
 }  // namespace
 
 int duplex_flows(const NetworkPoint& p) {
@@ -273,15 +279,13 @@ NetworkModel fit_network(const Topology& t, const std::vector<ClassPingpong>& lo
       aggregate.empty() ? lone_flow_capacity(nic.pingpong, nic.largest_bytes) : median(aggregate);
   if (t.leaves == 1) {
     set_routes(m);
-    fit_duplex(m, points);
-    fit_pair(m, points);
+    fit_both_ways(m, points);
     return m;
   }
   if (!leaf) {  // one node per leaf: NICs and uplinks carry the same flows
     m.uplink_bandwidth = m.nic_bandwidth;
     set_routes(m);
-    fit_duplex(m, points);
-    fit_pair(m, points);
+    fit_both_ways(m, points);
     return m;
   }
   // Candidates, in order of preference on a tie: the ratio of a lone spine flow's speed to a
@@ -308,8 +312,7 @@ NetworkModel fit_network(const Topology& t, const std::vector<ClassPingpong>& lo
   }
   m.uplink_bandwidth = best;
   set_routes(m);
-  fit_duplex(m, points);
-  fit_pair(m, points);
+  fit_both_ways(m, points);
   return m;
 }
 

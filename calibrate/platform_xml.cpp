@@ -146,8 +146,12 @@ void duplex_link(std::ostringstream& x, const NetworkModel& n, const std::string
 
 // pair<a>-<b> (calibrate/network_model.hpp): both directions between two ranks of different
 // nodes together.
+std::string pair_id(int a, int b) {
+  return "pair" + std::to_string(std::min(a, b)) + "-" + std::to_string(std::max(a, b));
+}
+
 void pair_link(std::ostringstream& x, const NetworkModel& n, int a, int b) {
-  x << "    <link id=\"pair" << a << "-" << b << "\" bandwidth=\""
+  x << "    <link id=\"" << pair_id(a, b) << "\" bandwidth=\""
     << number(n.nic_bandwidth * n.pair_factor)
     << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\"/><!-- ranks " << a << " and " << b
     << " both ways at once: " << number(n.pair_factor)
@@ -213,9 +217,7 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
       // Between nodes: the source's NIC (and duplex), any uplinks, the destination's.
       std::vector<std::string> links{up(na + "-nic")};
       if (duplex) links.push_back(na + "-duplex");
-      if (n.pair_factor > 0)
-        links.push_back("pair" + std::to_string(std::min(a, b)) + "-" +
-                        std::to_string(std::max(a, b)));
+      if (n.pair_factor > 0) links.push_back(pair_id(a, b));
       if (t.class_between(a, b) == LinkClass::spine) {
         links.push_back(up("leaf" + std::to_string(t.leaf_of(a)) + "-up"));
         links.push_back(down("leaf" + std::to_string(t.leaf_of(b)) + "-up"));

@@ -36,12 +36,15 @@ run "$OUT/bench_real_memcpy.csv" "$BUILD/bin/ddl_membw" -b 1K -e 256M -n 20
 # Two copiers at once over the large sizes (each its own buffers), as two ranks' copies are.
 echo "$BUILD/bin/ddl_membw -b 64M -e 256M -n 20 (two at once) > $OUT/bench_real_memcpy_concurrent.csv" \
   >> "$OUT/bench_real_commands.txt"
-"$BUILD/bin/ddl_membw" -b 64M -e 256M -n 20 > "$OUT/.membw0.csv" &
-"$BUILD/bin/ddl_membw" -b 64M -e 256M -n 20 > "$OUT/.membw1.csv"
-wait
-paste -d, "$OUT/.membw0.csv" "$OUT/.membw1.csv" | awk -F, 'NR == 1 { print "size,copier0_gbs,copier1_gbs,aggregate_gbs"; next }
-  { printf "%s,%s,%s,%.3f\n", $1, $2, $4, $2 + $4 }' > "$OUT/bench_real_memcpy_concurrent.csv"
-rm -f "$OUT/.membw0.csv" "$OUT/.membw1.csv"
+copies=$(mktemp -d)
+trap 'rm -rf "$copies"' EXIT
+"$BUILD/bin/ddl_membw" -b 64M -e 256M -n 20 > "$copies/0.csv" &
+first=$!
+"$BUILD/bin/ddl_membw" -b 64M -e 256M -n 20 > "$copies/1.csv"
+wait "$first"  # its own status: a failed copier stops the script (set -e)
+paste -d, "$copies/0.csv" "$copies/1.csv" | awk -F, 'NR == 1 { print "size,copier0_gbs,copier1_gbs,aggregate_gbs"; next }
+  { printf "%s,%s,%s,%.3f\n", $1, $2, $4, $2 + $4 }' > "$copies/concurrent.csv"
+mv "$copies/concurrent.csv" "$OUT/bench_real_memcpy_concurrent.csv"
 for ranks in 2 4; do
   run "$OUT/bench_real_${ranks}ranks.csv" $MPIRUN -np "$ranks" "$BUILD/bin/ddlrun" --algo auto,ring,ddl \
     -b 1K -e 256M -f 4 -n "$ITERS" -w "$WARMUP" --baseline mpi --format csv
