@@ -60,8 +60,14 @@ expect() {  # message command...
   grep -qF -- "$msg" <<< "$out" || fail "'$*' said '$out', expected '$msg'"
   [ "$(grep -c . <<< "$out")" = 1 ] || fail "'$*' said more than one line: $out"
 }
-expect "must run as root" setpriv --reuid 65534 --regid 65534 --clear-groups "$cluster" up --nodes 2 \
-  --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit --uplink 1gbit
+# The unprivileged user runs a copy it can read: the clone's own directory may be private (a clone
+# under /root or in `mktemp -d` is 0700, and nobody could not even open the script there).
+public=$(mktemp -d)
+trap '"$cluster" down > /dev/null 2>&1; rm -rf "$public"' EXIT
+chmod 755 "$public"
+install -m 755 "$cluster" "$public/ddlcluster"
+expect "must run as root" setpriv --reuid 65534 --regid 65534 --clear-groups "$public/ddlcluster" up \
+  --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit --uplink 1gbit
 expect "--nic must be a rate" "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbps --uplink 1gbit
 expect "is not a multiple of --nodes-per-leaf 2" "$cluster" up --nodes 3 --ranks-per-node 1 --nodes-per-leaf 2 \
   --nic 1gbit --uplink 1gbit
