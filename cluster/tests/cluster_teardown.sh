@@ -68,6 +68,7 @@ chmod 755 "$public"
 install -m 755 "$cluster" "$public/ddlcluster"
 expect "must run as root" setpriv --reuid 65534 --regid 65534 --clear-groups "$public/ddlcluster" up \
   --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit --uplink 1gbit
+rm -rf "$public"
 expect "--nic must be a rate" "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbps --uplink 1gbit
 expect "is not a multiple of --nodes-per-leaf 2" "$cluster" up --nodes 3 --ranks-per-node 1 --nodes-per-leaf 2 \
   --nic 1gbit --uplink 1gbit
