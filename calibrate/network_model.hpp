@@ -53,8 +53,10 @@
 //     32 KB, 1.4x at 256 KB, 1.7-1.9x from 512 KB for two pairs each way; calibrate/README.md).
 //
 // One pair of ranks both ways. A message and its reverse between the same two ranks (one Open
-// MPI TCP connection) can share the way more than pairs crossing a NIC both ways do: half duplex
-// at some sizes and launches. With nic_crossed and nic_exchange measured, the duplex counts come
+// MPI TCP connection) can share the way more than pairs crossing a NIC both ways do: with Open
+// MPI's 64 KB eager limit each side's rendezvous reply waits behind the other's data in that
+// connection, half duplex at some sizes and launches (ddlcluster now raises the limit, and
+// there the exchange runs full duplex; cluster/README.md). With nic_crossed and nic_exchange measured, the duplex counts come
 // from every both-ways pattern but the exchange, and the exchange alone fits a SHARED link
 // pair<a>-<b> per pair of ranks on different nodes, crossed by both directions of that pair,
 // capacity NIC x pair_factor: least squares as for the duplex, at least 1 (a pair then never
