@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Flows through the uplinks of an emulated cluster, timed alone (mpi4py): what the step of ddl,
+rhd or ddl:rings=2 between two leaves sends, next to what ddlcalibrate measures there.
+
+    cluster/ddlcluster up --nodes 4 --ranks-per-node 2 --nodes-per-leaf 2 --nic 200mbit --uplink 200mbit
+    cluster/ddlcluster run -- -np 8 /usr/bin/python3 experiments/uplink_probe.py --bytes 8388608
+
+Ranks 0..P/2-1 are leaf 0, the rest leaf 1 (node-major ranks, K nodes of G ranks per leaf);
+rank r's peer is r + P/2 (mod P). Patterns, each timed --reps times between barriers (median and
+every time printed by rank 0):
+  one      every rank of leaf 0 sends --bytes to its peer: P/2 flows one way through each uplink;
+  both     every rank sends to its peer and receives from it: P/2 flows each way;
+  crossed  rank 0 -> P/2 and P/2+1 -> 1 only: one flow each way (ddlcalibrate's uplink_crossed).
+"""
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+from mpi4py import MPI
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bytes", type=int, default=8 << 20, help="message size (default 8 MiB)")
+    parser.add_argument("--reps", type=int, default=5, help="timed repetitions per pattern (default 5)")
+    args = parser.parse_args()
+    comm = MPI.COMM_WORLD
+    rank, size = comm.rank, comm.size
+    if size < 4 or size % 2:
+        if rank == 0:
+            print(f"uplink_probe.py: needs an even number of ranks, at least 4, got {size}", file=sys.stderr)
+        return 2
+    if args.bytes < 1 or args.reps < 1:
+        if rank == 0:
+            print("uplink_probe.py: --bytes and --reps must be positive", file=sys.stderr)
+        return 2
+    half = size // 2
+    peer = (rank + half) % size
+    send = np.ones(args.bytes, np.uint8)
+    recv = np.empty(args.bytes, np.uint8)
+
+    def once(pattern):
+        comm.Barrier()
+        start = time.perf_counter()
+        reqs = []
+        if pattern == "one":
+            reqs.append(comm.Isend(send, peer) if rank < half else comm.Irecv(recv, peer))
+        elif pattern == "both":
+            reqs += [comm.Irecv(recv, peer), comm.Isend(send, peer)]
+        else:
+            pairs = {0: ("send", half), half: ("recv", 0), half + 1: ("send", 1), 1: ("recv", half + 1)}
+            if rank in pairs:
+                kind, other = pairs[rank]
+                reqs.append(comm.Isend(send, other) if kind == "send" else comm.Irecv(recv, other))
+        MPI.Request.Waitall(reqs)
+        comm.Barrier()
+        return time.perf_counter() - start
+
+    for pattern in ["one", "both", "crossed"]:
+        times = [once(pattern) * 1e3 for _ in range(args.reps)]
+        if rank == 0:
+            print(f"{pattern} {args.bytes} B: median {statistics.median(times):.1f} ms, all "
+                  + " ".join(f"{t:.0f}" for t in times), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
