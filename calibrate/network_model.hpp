@@ -56,14 +56,14 @@
 // MPI TCP connection) can share the way more than pairs crossing a NIC both ways do: with Open
 // MPI's 64 KB eager limit each side's rendezvous reply waits behind the other's data in that
 // connection, half duplex at some sizes and launches (ddlcluster now raises the limit, and
-// there the exchange runs full duplex; cluster/README.md). With nic_crossed and nic_exchange measured, the duplex counts come
-// from every both-ways pattern but the exchange, and the exchange alone fits a SHARED link
-// pair<a>-<b> per pair of ranks on different nodes, crossed by both directions of that pair,
-// capacity NIC x pair_factor: least squares as for the duplex, at least 1 (a pair then never
-// gets less than half the NIC each way, so it never binds where the NIC's own direction splits
-// by 2), written only when it slows the exchange by more than kDuplexTolerance. Reports without
-// these patterns (or one rank per node, where a pair both ways is the NIC both ways) fit the
-// duplex as above and no pair link.
+// there the exchange runs full duplex; cluster/README.md). With nic_crossed and nic_exchange
+// measured, the duplex counts come from every both-ways pattern but the exchange, and the exchange
+// alone fits a SHARED link pair<a>-<b> per pair of ranks on different nodes, crossed by both
+// directions of that pair, capacity NIC x pair_factor: least squares as for the duplex, at least 1
+// (a pair then never gets less than half the NIC each way, so it never binds where the NIC's own
+// direction splits by 2), written only when it slows the exchange by more than kDuplexTolerance.
+// Reports without these patterns (or one rank per node, where a pair both ways is the NIC both
+// ways) fit the duplex as above and no pair link.
 #pragma once
 
 #include <vector>
