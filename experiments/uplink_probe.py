@@ -11,6 +11,7 @@ every time printed by rank 0):
   one      every rank of leaf 0 sends --bytes to its peer: P/2 flows one way through each uplink;
   both     every rank sends to its peer and receives from it: P/2 flows each way;
   crossed  rank 0 -> P/2 and P/2+1 -> 1 only: one flow each way (ddlcalibrate's uplink_crossed).
+Every wait is bounded by --timeout: past it the rank names what it waited for and aborts the job.
 """
 import argparse
 import statistics
@@ -25,6 +26,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bytes", type=int, default=8 << 20, help="message size (default 8 MiB)")
     parser.add_argument("--reps", type=int, default=5, help="timed repetitions per pattern (default 5)")
+    parser.add_argument("--timeout", type=float, default=300,
+                        help="longest any wait may take, in seconds; then the job is aborted (default 300)")
     args = parser.parse_args()
     comm = MPI.COMM_WORLD
     rank, size = comm.rank, comm.size
@@ -32,17 +35,29 @@ def main():
         if rank == 0:
             print(f"uplink_probe.py: needs an even number of ranks, at least 4, got {size}", file=sys.stderr)
         return 2
-    if args.bytes < 1 or args.reps < 1:
+    if args.bytes < 1 or args.reps < 1 or not args.timeout > 0:
         if rank == 0:
-            print("uplink_probe.py: --bytes and --reps must be positive", file=sys.stderr)
+            print("uplink_probe.py: --bytes, --reps and --timeout must be positive", file=sys.stderr)
         return 2
     half = size // 2
     peer = (rank + half) % size
     send = np.ones(args.bytes, np.uint8)
     recv = np.empty(args.bytes, np.uint8)
 
+    def wait(reqs, what):
+        # Polled against a deadline: a rank that stops must not leave the others waiting forever.
+        # The 0.5 ms sleeps leave the shared cores to the transfers (a busy Python loop of 8 ranks
+        # on 2 cores slowed one flow each way of 1 MB from 48-60 to 84 ms).
+        deadline = time.monotonic() + args.timeout
+        while not MPI.Request.Testall(reqs):
+            time.sleep(0.0005)
+            if time.monotonic() > deadline:
+                print(f"uplink_probe.py: rank {rank} waited more than {args.timeout:g} s for {what}; aborting",
+                      file=sys.stderr, flush=True)
+                comm.Abort(3)
+
     def once(pattern):
-        comm.Barrier()
+        wait([comm.Ibarrier()], "the barrier before " + pattern)
         start = time.perf_counter()
         reqs = []
         if pattern == "one":
@@ -54,8 +69,8 @@ def main():
             if rank in pairs:
                 kind, other = pairs[rank]
                 reqs.append(comm.Isend(send, other) if kind == "send" else comm.Irecv(recv, other))
-        MPI.Request.Waitall(reqs)
-        comm.Barrier()
+        wait(reqs, "the messages of " + pattern)
+        wait([comm.Ibarrier()], "the barrier after " + pattern)
         return time.perf_counter() - start
 
     for pattern in ["one", "both", "crossed"]:

@@ -31,8 +31,9 @@ printf '%s\n' "$out"
 # Without --dims, ddlrun's grid is the layout MPI found: 2 ranks per node x 2 nodes (namespaces
 # with their own hostnames), where one shared-memory node would give the flat grid 4.
 [ "$(grep -c ',2x2,' <<< "$out")" -ge 25 ] || fail "ranks were not 2 per node on 2 nodes (dims column)"
-# A cluster brought up by an older ddlcluster (no eager limit in its state): status says so, and
-# run refuses rather than launch with Open MPI's default limit.
+# A cluster brought up by an older ddlcluster (no eager limit in its state file, which ddlcluster
+# keeps in /run/ddlcluster/<prefix>/config): status says so, and run refuses rather than launch
+# with Open MPI's default limit.
 sed -i '/^tcp_eager_bytes=/d' "/run/ddlcluster/$DDLCLUSTER_PREFIX/config"
 grep -q "TCP eager limit unknown (made by an older ddlcluster)" <<< "$("$cluster" status)" ||
   fail "status of an older cluster: $("$cluster" status)"

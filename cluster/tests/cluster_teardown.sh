@@ -72,8 +72,8 @@ rm -rf "$public"
 expect "--nic must be a rate" "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbps --uplink 1gbit
 expect "is not a multiple of --nodes-per-leaf 2" "$cluster" up --nodes 3 --ranks-per-node 1 --nodes-per-leaf 2 \
   --nic 1gbit --uplink 1gbit
-expect "--eager must be between 65536 and 1073741824 bytes, got 4096" "$cluster" up --nodes 2 --ranks-per-node 1 \
-  --nodes-per-leaf 1 --nic 1gbit --uplink 1gbit --eager 4096
+expect "--eager must be between 65536 and 1073741824 bytes, got 4096" "$cluster" up --nodes 2 \
+  --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit --uplink 1gbit --eager 4096
 expect "up needs --uplink" "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit
 expect "no cluster with prefix 'ddlct2' is up" "$cluster" run -- -np 2 true
 expect "DDLCLUSTER_PREFIX must be" env DDLCLUSTER_PREFIX=Bad_Prefix "$cluster" status

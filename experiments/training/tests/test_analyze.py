@@ -122,6 +122,12 @@ def main():
         bad = subprocess.run([sys.executable, os.path.join(os.path.dirname(analyze.__file__), "analyze.py"),
                               os.path.join(out, "p2", "torch_ring")], capture_output=True, text=True)
         assert bad.returncode != 0 and "no p<P>/ddlsim.csv" in bad.stderr, (bad.returncode, bad.stderr)
+        # The jitter fit needs every run on the same ranks, at least 2: a run of 1 rank is refused.
+        rank_file(os.path.join(d, "torch_ddl", "rank0.csv"), 0, [(1, 5, 5, 5, 10), (0, 0.08, 0.05, 0.12, 0.20)])
+        bad = subprocess.run([sys.executable, os.path.join(os.path.dirname(analyze.__file__), "fit_effects.py"), d],
+                             capture_output=True, text=True)
+        assert bad.returncode != 0 and "need the same 2 or more ranks each" in bad.stderr, (bad.returncode, bad.stderr)
+        assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
     print("training analysis: fitted effects, cases and summary line exact")
     return 0
 
