@@ -3,7 +3,9 @@
 // so all ranks pick the same algorithm without communicating. With a plan (Options::plan,
 // plan.hpp) the plan's algorithm string for the size is run instead. Without machine figures
 // (Options::cost empty) the choice is made for a uniform network: every dimension 1 us and
-// 10 GB/s, reduction at 100 GB/s — which then depends only on p, the grid and S.
+// 10 GB/s, reduction at 100 GB/s — which then depends only on p, the grid and S — and where
+// this rank shares memory with every other (one node), marked so (`direct` is then a candidate).
+// Given figures say it themselves (LinkCost::shared_memory).
 //
 // Cost: that of the chosen algorithm (the plan's, with a plan).
 #include <functional>
@@ -34,7 +36,9 @@ struct ChoiceKey {
   bool operator==(const ChoiceKey& o) const {
     auto same_links = [&] {
       for (std::size_t i = 0; i < links.size(); ++i)
-        if (links[i].alpha != o.links[i].alpha || links[i].beta != o.links[i].beta) return false;
+        if (links[i].alpha != o.links[i].alpha || links[i].beta != o.links[i].beta ||
+            links[i].shared_memory != o.links[i].shared_memory)
+          return false;
       return true;
     };
     return dims == o.dims && bytes == o.bytes && rings == o.rings &&
@@ -54,7 +58,7 @@ struct ChoiceKeyHash {
     mix(std::hash<double>{}(k.gamma));
     for (IntraMethod m : k.methods) mix(static_cast<std::size_t>(m));
     for (const LinkCost& l : k.links)
-      mix(std::hash<double>{}(l.alpha) ^ std::hash<double>{}(l.beta));
+      mix(std::hash<double>{}(l.alpha) ^ std::hash<double>{}(l.beta) ^ l.shared_memory);
     return h;
   }
 };
@@ -107,7 +111,8 @@ void allreduce_auto(Communicator& comm, MutView buf, DType type, ReduceOp op, co
     choose(dims, opts.cost, buf.bytes, opts).run(comm, buf, type, op, opts);
     return;
   }
-  const CostParams costs = uniform_costs(dims);
+  CostParams costs = uniform_costs(dims);
+  if (shares_memory_with_all(comm)) mark_shared_memory(costs);
   choose(dims, costs, buf.bytes, opts).run(comm, buf, type, op, opts);
 }
 

@@ -6,6 +6,7 @@
 
 namespace ddl {
 
+void allreduce_direct(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_ring(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_ddl(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_rhd(Communicator&, MutView, DType, ReduceOp, const Options&);
@@ -19,6 +20,7 @@ void allgather_ring(Communicator&, MutView, DType, ReduceOp, const Options&);
 void broadcast_chain(Communicator&, MutView, DType, ReduceOp, const Options&);
 void broadcast_binomial(Communicator&, MutView, DType, ReduceOp, const Options&);
 
+double allreduce_direct_cost(const CostQuery&);
 double allreduce_ring_cost(const CostQuery&);
 double allreduce_ddl_cost(const CostQuery&);
 double allreduce_rhd_cost(const CostQuery&);

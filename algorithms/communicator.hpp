@@ -7,7 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
+#include "algorithms/error.hpp"
 #include "algorithms/types.hpp"
 #include "algorithms/view.hpp"
 
@@ -17,6 +19,14 @@ namespace ddl {
 struct Request {
   std::uint64_t id = 0;
   bool pending() const { return id != 0; }
+};
+
+// How ranks that share memory reach a buffer of this rank (get/put below): plain words that an
+// algorithm sends to its peers as a message. `owner` is the backend's (a process id on MPI).
+struct MemoryHandle {
+  std::uint64_t address = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t owner = 0;
 };
 
 class Communicator {
@@ -51,6 +61,32 @@ class Communicator {
   virtual MutView acquire_scratch(std::size_t bytes) = 0;
   virtual void release_scratch(MutView scratch) = 0;
 
+  // One-sided access to the memory of ranks that share it: processes of one machine (the
+  // kernel's cross-memory attach), threads of one process, GPUs of one simulated node. A rank
+  // copies a byte range of a peer's buffer into its own memory (get) or its own bytes into it
+  // (put) while the peer does something else; the algorithm exchanges handles by messages and
+  // orders the accesses itself (allreduce_direct.cpp). shares_memory_with(peer): whether
+  // get/put reach that peer; the answer is the same on both ranks. handle(buffer): this rank's
+  // buffer as peers reach it. get/put copy between `local` and bytes [offset, offset +
+  // local.bytes) of the peer's buffer behind `remote` (a range outside it is an error) and
+  // return when the copy is done. Backends without it answer false and throw.
+  virtual bool shares_memory_with(int peer) const {
+    (void)peer;
+    return false;
+  }
+  virtual MemoryHandle handle(MutView buffer) {
+    (void)buffer;
+    throw InvalidArgument("this backend has no one-sided access to other ranks' memory");
+  }
+  virtual void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) {
+    (void)peer, (void)remote, (void)offset, (void)local;
+    throw InvalidArgument("this backend has no one-sided access to other ranks' memory");
+  }
+  virtual void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) {
+    (void)peer, (void)remote, (void)offset, (void)local;
+    throw InvalidArgument("this backend has no one-sided access to other ranks' memory");
+  }
+
   // Modelled computation (workload driver): simulated execution on the simulator, a timed
   // busy period on real hardware. Completes when waited.
   virtual Request compute(double seconds) = 0;
@@ -77,6 +113,17 @@ class Communicator {
     (void)dimension;
   }
 };
+
+// For backends' get/put: throws InvalidArgument unless [offset, offset + bytes) lies inside the
+// buffer behind `remote`.
+inline void check_remote_range(const MemoryHandle& remote, std::size_t offset, std::size_t bytes,
+                               const char* op, int peer) {
+  if (offset > remote.bytes || bytes > remote.bytes - offset)
+    throw InvalidArgument(std::string(op) + ": bytes [" + std::to_string(offset) + ", " +
+                          std::to_string(offset + bytes) + ") are outside peer " +
+                          std::to_string(peer) + "'s buffer of " + std::to_string(remote.bytes) +
+                          " bytes");
+}
 
 // RAII hold on scratch memory.
 class Scratch {

@@ -32,10 +32,13 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& c, 
 std::string best_allreduce(const Dims& dims, const CostParams& c, std::size_t bytes,
                            const Options& o, const Topology* topology) {
   const CostQuery q = make_query(dims, c, bytes, o, topology);
+  bool shared = true;
+  for (const LinkCost& link : c.per_dim) shared = shared && link.shared_memory;
   std::string best;
   double best_time = 0;
   for (const Algorithm& a : algorithms()) {
     if (a.collective != Collective::allreduce || a.name == "auto") continue;
+    if (a.needs_shared_memory && !shared) continue;
     const double t = dims.rank_count() == 1 || bytes == 0 ? 0 : a.cost(q);
     if (best.empty() || t < best_time) {
       best = a.name;
@@ -43,6 +46,16 @@ std::string best_allreduce(const Dims& dims, const CostParams& c, std::size_t by
     }
   }
   return best;
+}
+
+bool shares_memory_with_all(const Communicator& comm) {
+  for (int peer = 0; peer < comm.size(); ++peer)
+    if (peer != comm.rank() && !comm.shares_memory_with(peer)) return false;
+  return true;
+}
+
+void mark_shared_memory(CostParams& params) {
+  for (LinkCost& link : params.per_dim) link.shared_memory = true;
 }
 
 CostParams uniform_costs(const Dims& dims) {

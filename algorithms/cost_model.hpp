@@ -30,10 +30,17 @@ namespace ddl {
 double model_time(std::string_view name, const Dims& dims, const CostParams& params,
                   std::size_t bytes, const Options& options, const Topology* topology = nullptr);
 
-// The allreduce algorithm with the least model_time (excluding auto itself); ties go to the
-// earlier entry of the table.
+// The allreduce algorithm with the least model_time (excluding auto itself, and those that need
+// shared memory unless every link class of `params` is); ties go to the earlier entry of the
+// table.
 std::string best_allreduce(const Dims& dims, const CostParams& params, std::size_t bytes,
                            const Options& options, const Topology* topology = nullptr);
+
+// Whether `comm` reaches the memory of every other rank (Communicator::shares_memory_with): its
+// ranks are one node. Sharing is per node, so the first peer that does not share ends the search.
+bool shares_memory_with_all(const Communicator& comm);
+// Every link class of `params` marked as shared memory (LinkCost::shared_memory).
+void mark_shared_memory(CostParams& params);
 
 // The figures `auto` assumes when it is given none: every dimension 1 us and 10 GB/s,
 // reduction at 100 GB/s.

@@ -10,6 +10,9 @@ namespace ddl {
 struct LinkCost {
   double alpha = 0;  // s
   double beta = 0;   // s per byte
+  // Ranks that differ in this class reach each other's memory (Communicator::get/put): the
+  // ranks of one node. `auto` weighs `direct` only where every class is.
+  bool shared_memory = false;
 };
 
 struct CostParams {

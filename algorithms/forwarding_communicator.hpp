@@ -36,6 +36,14 @@ class ForwardingCommunicator : public Communicator {
   }
   MutView acquire_scratch(std::size_t bytes) override { return inner_.acquire_scratch(bytes); }
   void release_scratch(MutView scratch) override { inner_.release_scratch(scratch); }
+  bool shares_memory_with(int peer) const override { return inner_.shares_memory_with(peer); }
+  MemoryHandle handle(MutView buffer) override { return inner_.handle(buffer); }
+  void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override {
+    inner_.get(peer, remote, offset, local);
+  }
+  void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override {
+    inner_.put(peer, remote, offset, local);
+  }
   Request compute(double seconds) override { return inner_.compute(seconds); }
   void set_phase(const char* phase, int dimension) override { inner_.set_phase(phase, dimension); }
   bool extrapolates_steps() const override { return inner_.extrapolates_steps(); }

@@ -22,6 +22,10 @@ std::string_view to_string(Collective c) {
 
 const std::vector<Algorithm>& algorithms() {
   static const std::vector<Algorithm> table = {
+      // Before ring: at 2 ranks the model ties them, and the tie goes to the earlier entry.
+      {"direct", Collective::allreduce, allreduce_direct, allreduce_direct_cost,
+       "one-sided get/put in cache-sized chunks, among ranks that share memory (one node)", 0,
+       true},
       {"ring", Collective::allreduce, allreduce_ring, allreduce_ring_cost,
        "ring reduce-scatter + allgather over all ranks (bandwidth-optimal)"},
       {"ddl", Collective::allreduce, allreduce_ddl, allreduce_ddl_cost,

@@ -82,6 +82,9 @@ struct Algorithm {
   CostFn cost;
   std::string summary;  // one line for --help
   unsigned fields = 0;  // SpecField bits
+  // Runs only where every rank reaches every other's memory (Communicator::shares_memory_with):
+  // `--algo all` leaves it out elsewhere.
+  bool needs_shared_memory = false;
 };
 
 // Every algorithm, in a stable order (allreduce first).

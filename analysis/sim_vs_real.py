@@ -144,7 +144,8 @@ def gantt(results, suffix=""):
     if missing:
         return "no trace files " + ", ".join(missing) + " (the tools' --trace output; see sim_vs_real.sh)"
     colors = {"send": "tab:blue", "recv": "tab:orange", "reduce": "tab:green", "copy": "tab:purple",
-              "divide": "tab:brown", "compute": "tab:gray"}
+              "divide": "tab:brown", "compute": "tab:gray",
+              "get": "tab:cyan", "put": "tab:olive"}
     fig, axes = plt.subplots(1, 2, figsize=(14, 4.5), sharey=True)
     title = ""
     for ax, (name, path) in zip(axes, paths.items()):
@@ -152,7 +153,7 @@ def gantt(results, suffix=""):
         t = t[t["iteration"] == t["iteration"].clip(lower=0).min()]
         start = t["start_us"].min()
         for i, e in enumerate(t.itertuples()):
-            lane = e.rank + {"send": 0.0, "recv": 0.27, "reduce": 0.54, "copy": 0.54, "divide": 0.54}.get(e.kind, 0.54)
+            lane = e.rank + {"send": 0.0, "put": 0.0, "recv": 0.27, "get": 0.27}.get(e.kind, 0.54)
             ax.broken_barh([(e.start_us - start, max(e.end_us - e.start_us, 1e-3))], (lane, 0.25),
                            color=colors.get(e.kind, "black"))
         ax.set_title(f"{name}: {t['algo'].iloc[0]}, {t['size'].iloc[0]} bytes")

@@ -101,6 +101,7 @@ CommonOptions read_common_options(const po::variables_map& vm) {
   o.warmup = int_flag(vm, "warmup", 0, kMaxIterations);
   o.check = check_flag(vm["check"].as<std::string>());
   o.algos = resolve_algorithms(vm["algo"].as<std::string>());
+  o.all_algorithms = vm["algo"].as<std::string>() == "all";
   if (vm.count("dims")) o.dims = Dims::parse(vm["dims"].as<std::string>());
   if (vm.count("plan")) {
     if (std::find(o.algos.begin(), o.algos.end(), "auto") == o.algos.end())
@@ -126,6 +127,15 @@ std::vector<std::string> resolve_algorithms(std::string_view spec) {
   // throws naming it (and its bad token).
   for (const std::string& one : split_algorithm_list(spec))
     names.push_back(find_algorithm(one).name);
+  return names;
+}
+
+std::vector<std::string> runnable_algorithms(const CommonOptions& options,
+                                             bool ranks_share_memory) {
+  if (!options.all_algorithms || ranks_share_memory) return options.algos;
+  std::vector<std::string> names;
+  for (const std::string& n : options.algos)
+    if (!find_algorithm(n).needs_shared_memory) names.push_back(n);
   return names;
 }
 

@@ -39,6 +39,7 @@ struct CommonOptions {
   int warmup = 0;
   bool check = false;
   std::vector<std::string> algos;  // names or algorithm strings (canonical), in the order asked
+  bool all_algorithms = false;     // --algo all (runnable_algorithms)
   std::optional<Dims> dims;        // --dims; absent: the backend's natural grid
   std::optional<std::string> plan_file;  // --plan (only with auto in algos); the tool reads it
   Format format = Format::table;
@@ -54,9 +55,15 @@ void add_common_options(boost::program_options::options_description& desc,
 CommonOptions read_common_options(const boost::program_options::variables_map& vm);
 
 // "ring", "ring,ddl:4x2:ring,hd,rhd:order=far" (algorithm strings, algorithm_spec.hpp) or "all"
-// (every allreduce algorithm except auto, which picks one of them). Unknown names throw
+// (every allreduce algorithm except auto, which picks one of them; runnable_algorithms then
+// leaves out what the ranks cannot run). Unknown names throw
 // InvalidArgument listing the known ones; bad strings name the bad token.
 std::vector<std::string> resolve_algorithms(std::string_view spec);
+
+// The algorithms of `options` these ranks can run: with --algo all, where the ranks do not all
+// share memory, those that need it (Algorithm::needs_shared_memory) are left out. Named ones are
+// kept: their run says why it cannot.
+std::vector<std::string> runnable_algorithms(const CommonOptions& options, bool ranks_share_memory);
 
 // --methods: "ring,hd" -> one IntraMethod per dimension (ring, hd = halving-doubling). Unknown or
 // empty names throw InvalidArgument quoting the input.

@@ -191,16 +191,18 @@ const char* to_string(TraceKind kind) {
     case TraceKind::copy: return "copy";
     case TraceKind::divide: return "divide";
     case TraceKind::compute: return "compute";
+    case TraceKind::get: return "get";
+    case TraceKind::put: return "put";
   }
   return "?";
 }
 
 TraceKind parse_trace_kind(std::string_view text) {
   for (TraceKind k : {TraceKind::send, TraceKind::recv, TraceKind::reduce, TraceKind::copy,
-                      TraceKind::divide, TraceKind::compute})
+                      TraceKind::divide, TraceKind::compute, TraceKind::get, TraceKind::put})
     if (text == to_string(k)) return k;
   throw InvalidArgument("unknown trace event kind '" + std::string(text) +
-                        "' (known: send, recv, reduce, copy, divide, compute)");
+                        "' (known: send, recv, reduce, copy, divide, compute, get, put)");
 }
 
 TraceFormat trace_format_for(const std::string& path) {

@@ -22,7 +22,7 @@ namespace ddl::harness {
 inline constexpr const char* kTraceFlagHelp =
     "write every operation of every rank to this file: .csv or .jsonl (schema: harness/README.md)";
 
-enum class TraceKind { send, recv, reduce, copy, divide, compute };
+enum class TraceKind { send, recv, reduce, copy, divide, compute, get, put };
 const char* to_string(TraceKind kind);
 TraceKind parse_trace_kind(std::string_view text);  // InvalidArgument quoting the input
 

@@ -93,24 +93,25 @@ void TracingCommunicator::wait_all(std::span<Request> rs) {
 }
 
 void TracingCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp op) {
-  const std::size_t index = events_.size();
-  begin(TraceKind::reduce, -1, inout.bytes, -1);
-  inner_.reduce(inout, in, type, op);
-  events_[index].end_us = stamp_us();
+  around(TraceKind::reduce, -1, inout.bytes, [&] { inner_.reduce(inout, in, type, op); });
 }
 
 void TracingCommunicator::copy(MutView dst, ConstView src) {
-  const std::size_t index = events_.size();
-  begin(TraceKind::copy, -1, dst.bytes, -1);
-  inner_.copy(dst, src);
-  events_[index].end_us = stamp_us();
+  around(TraceKind::copy, -1, dst.bytes, [&] { inner_.copy(dst, src); });
 }
 
 void TracingCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
-  const std::size_t index = events_.size();
-  begin(TraceKind::divide, -1, inout.bytes, -1);
-  inner_.divide(inout, type, divisor);
-  events_[index].end_us = stamp_us();
+  around(TraceKind::divide, -1, inout.bytes, [&] { inner_.divide(inout, type, divisor); });
+}
+
+void TracingCommunicator::get(int peer, const MemoryHandle& remote, std::size_t offset,
+                              MutView local) {
+  around(TraceKind::get, peer, local.bytes, [&] { inner_.get(peer, remote, offset, local); });
+}
+
+void TracingCommunicator::put(int peer, const MemoryHandle& remote, std::size_t offset,
+                              ConstView local) {
+  around(TraceKind::put, peer, local.bytes, [&] { inner_.put(peer, remote, offset, local); });
 }
 
 void TracingCommunicator::set_phase(const char* phase, int dimension) {

@@ -5,8 +5,8 @@
 //
 // Timing: a send, receive or compute starts when it is posted and ends when its wait returns
 // (so `end` is when this rank learned of the completion, never earlier than the completion
-// itself); reduce, copy and divide start and end around the inner call. Events are kept in
-// posting order. One decorator per rank and per thread: nothing here is locked.
+// itself); reduce, copy, divide, get and put start and end around the inner call. Events are kept
+// in posting order. One decorator per rank and per thread: nothing here is locked.
 #pragma once
 
 #include <cmath>
@@ -42,6 +42,8 @@ class TracingCommunicator : public ForwardingCommunicator {
   void copy(MutView dst, ConstView src) override;
   void divide(MutView inout, DType type, std::size_t divisor) override;
   Request compute(double seconds) override;
+  void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
+  void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
   void set_phase(const char* phase, int dimension) override;
   // A trace shows every operation: no step of a traced run is extrapolated away.
   bool extrapolates_steps() const override { return false; }
@@ -51,6 +53,14 @@ class TracingCommunicator : public ForwardingCommunicator {
   // instead of the binary noise of the seconds-to-microseconds product.
   double stamp_us() { return std::round((inner_.now() + offset_s_) * 1e12) / 1e6; }
   TraceEvent& begin(TraceKind kind, int peer, std::size_t bytes, int tag);
+  // An event that starts and ends around `call` (local work, one-sided copies).
+  template <class Call>
+  void around(TraceKind kind, int peer, std::size_t bytes, Call&& call) {
+    const std::size_t index = events_.size();
+    begin(kind, peer, bytes, -1);
+    call();
+    events_[index].end_us = stamp_us();
+  }
   // Keeps the event open until its request is waited; a null request completed already.
   Request track(Request r);
 

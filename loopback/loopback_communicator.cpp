@@ -142,6 +142,31 @@ void LoopbackCommunicator::copy(MutView dst, ConstView src) {
   if (dst.bytes && dst.data != src.data) std::memmove(dst.data, src.data, dst.bytes);
 }
 
+bool LoopbackCommunicator::shares_memory_with(int peer) const {
+  return peer >= 0 && peer < size() && peer != rank_;
+}
+
+MemoryHandle LoopbackCommunicator::handle(MutView buffer) {
+  return {reinterpret_cast<std::uintptr_t>(buffer.data), buffer.bytes, 0};
+}
+
+void LoopbackCommunicator::get(int peer, const MemoryHandle& remote, std::size_t offset,
+                               MutView local) {
+  check_peer(peer, "get");
+  check_remote_range(remote, offset, local.bytes, "get", peer);
+  if (local.bytes)
+    std::memcpy(local.data, reinterpret_cast<const std::byte*>(remote.address) + offset,
+                local.bytes);
+}
+
+void LoopbackCommunicator::put(int peer, const MemoryHandle& remote, std::size_t offset,
+                               ConstView local) {
+  check_peer(peer, "put");
+  check_remote_range(remote, offset, local.bytes, "put", peer);
+  if (local.bytes)
+    std::memcpy(reinterpret_cast<std::byte*>(remote.address) + offset, local.data, local.bytes);
+}
+
 void LoopbackCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
   host_divide(inout.data, inout.bytes / dtype_size(type), type, divisor);
 }

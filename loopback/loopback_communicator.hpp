@@ -87,6 +87,11 @@ class LoopbackCommunicator : public Communicator {
   MutView acquire_scratch(std::size_t bytes) override;
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
+  // Threads of one process share all memory: get/put are copies.
+  bool shares_memory_with(int peer) const override;
+  MemoryHandle handle(MutView buffer) override;
+  void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
+  void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
 
  private:
   void check_peer(int peer, const char* op) const;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/view.hpp"
+#include "real/host_pages.hpp"
 
 namespace ddl {
 
@@ -25,6 +26,7 @@ class BufferSpace {
 
 class HostSpace : public BufferSpace {
  public:
+  explicit HostSpace(Pages pages = Pages::base) : pages_(pages) {}
   const char* name() const override { return "host"; }
   MutView allocate(std::size_t bytes) override;
   void upload(MutView dst, const void* host) override;
@@ -32,7 +34,8 @@ class HostSpace : public BufferSpace {
   bool mpi_accessible() const override { return true; }
 
  private:
-  std::vector<std::unique_ptr<std::byte[]>> buffers_;
+  Pages pages_;
+  std::vector<HostBuffer> buffers_;
 };
 
 }  // namespace ddl

@@ -85,7 +85,8 @@ std::string canonical(const RunArguments& a) {
   for (const std::string& n : c.algos) s << n << ";";
   s << " dims=" << (c.dims ? c.dims->to_string() : "default") << " segment=" << c.segment_bytes
     << " rings=" << c.rings << " memory=" << a.setup.memory << " transport=" << a.setup.transport
-    << " timeout=" << a.setup.timeout_s << " baseline=" << a.baseline_mpi;
+    << " timeout=" << a.setup.timeout_s << " pages=" << to_string(a.setup.pages)
+    << " baseline=" << a.baseline_mpi;
   s << " methods=";
   for (IntraMethod m : c.methods) s << (m == IntraMethod::ring ? "ring;" : "hd;");
   if (a.workload) s << canonical(*a.workload);
@@ -107,6 +108,9 @@ RunArguments parse(int argc, char** argv, po::options_description& desc) {
       ("memory", po::value<std::string>()->default_value("host"), "buffers in host or cuda (GPU) memory")
       ("transport", po::value<std::string>()->default_value("mpi"),
        "mpi (CUDA-aware if Open MPI supports it, else staged through pinned host memory) or nccl")
+      ("pages", po::value<std::string>()->default_value("4k"),
+       "host buffers in 4k (the allocator's) pages or huge (2 MB transparent huge pages, where the "
+       "kernel offers them: one-sided copies between ranks then pin 512x fewer pages)")
       ("baseline", po::value<std::string>(), "mpi: also time MPI_Allreduce on the same buffers")
       ("timeout", po::value<std::string>()->default_value("300"),
        "seconds any single wait may take before the run stops with an error (finite, at most 1e6)");
@@ -122,7 +126,8 @@ RunArguments parse(int argc, char** argv, po::options_description& desc) {
   a.common = harness::read_common_options(vm);
   a.setup =
       parse_setup(vm["memory"].as<std::string>(), vm["transport"].as<std::string>(),
-                  harness::parse_seconds(vm["timeout"].as<std::string>(), "timeout", kMaxTimeout));
+                  harness::parse_seconds(vm["timeout"].as<std::string>(), "timeout", kMaxTimeout),
+                  vm["pages"].as<std::string>());
   if (vm.count("baseline")) {
     const std::string b = vm["baseline"].as<std::string>();
     if (b != "mpi") throw InvalidArgument("unknown --baseline '" + b + "' (known: mpi)");
@@ -166,12 +171,15 @@ int online_cores() {
 
 std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& layout,
                                       const Dims& dims, int ranks, const std::string& transport,
-                                      const std::optional<std::string>& no_baseline) {
+                                      const std::optional<std::string>& no_baseline,
+                                      bool shared_memory) {
   std::vector<std::string> h;
-  h.push_back("ddlrun: " + std::to_string(ranks) + " ranks (" +
-              std::to_string(layout.ranks_per_node) + " per node x " +
-              std::to_string(layout.nodes) + " nodes), dims " + dims.to_string() + ", memory " +
-              a.setup.memory + ", transport " + transport);
+  h.push_back(
+      "ddlrun: " + std::to_string(ranks) + " ranks (" + std::to_string(layout.ranks_per_node) +
+      " per node x " + std::to_string(layout.nodes) + " nodes), dims " + dims.to_string() +
+      ", memory " + a.setup.memory +
+      (a.setup.memory == "host" ? " (" + std::string(to_string(a.setup.pages)) + " pages)" : "") +
+      ", transport " + transport);
   h.push_back("time: median of " + std::to_string(a.common.iters) + " iterations after " +
               std::to_string(a.common.warmup) + " warm-ups, each the slowest rank after a barrier" +
               (layout.ranks_per_node > online_cores()
@@ -181,13 +189,15 @@ std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& l
   if (a.baseline_mpi && no_baseline)
     h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
   // ddlrun knows no machine figures, so without a plan auto ranks the algorithms for a uniform
-  // network.
+  // network, whose links are shared memory where every rank reaches every other's (one node).
   if (a.common.plan_file) {
     h.push_back("auto runs the plan file " + *a.common.plan_file);
   } else {
-    const std::string picks =
-        harness::auto_choices(a.common.algos, a.common.sizes, dims, uniform_costs(dims),
-                              harness::algorithm_options(a.common, dims), "uniform network");
+    CostParams costs = uniform_costs(dims);
+    if (shared_memory) mark_shared_memory(costs);
+    const std::string picks = harness::auto_choices(
+        a.common.algos, a.common.sizes, dims, costs, harness::algorithm_options(a.common, dims),
+        shared_memory ? "uniform network, shared memory" : "uniform network");
     if (!picks.empty()) h.push_back(picks);
   }
   return h;
@@ -262,6 +272,8 @@ int run(int argc, char** argv) {
     traced.emplace(backend->comm(), clock.offset_s);
   }
 
+  args.common.algos =
+      harness::runnable_algorithms(args.common, shares_memory_with_all(backend->comm()));
   TimedSweepConfig cfg;
   cfg.cases = harness::sweep_cases(args.common, dims);
   cfg.cases.options.plan = plan;
@@ -293,7 +305,8 @@ int run(int argc, char** argv) {
     rows.push_back(std::move(row));
   }
   std::vector<std::string> header =
-      header_lines(args, layout, dims, size, backend->transport_name(), no_baseline);
+      header_lines(args, layout, dims, size, backend->transport_name(), no_baseline,
+                   shares_memory_with_all(backend->comm()));
   if (args.trace)
     header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
                      std::to_string(clock.max_uncertainty_s * 1e6) +

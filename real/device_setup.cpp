@@ -28,7 +28,8 @@ bool built_with_nccl() {
 #endif
 }
 
-RunSetup parse_setup(const std::string& memory, const std::string& transport, double timeout_s) {
+RunSetup parse_setup(const std::string& memory, const std::string& transport, double timeout_s,
+                     const std::string& pages) {
   if (memory != "host" && memory != "cuda")
     throw InvalidArgument("unknown --memory '" + memory + "' (known: host, cuda)");
   if (transport != "mpi" && transport != "nccl")
@@ -47,14 +48,19 @@ RunSetup parse_setup(const std::string& memory, const std::string& transport, do
         "ddl was configured)");
   if (transport == "nccl" && memory != "cuda")
     throw InvalidArgument("--transport nccl moves GPU buffers: use it with --memory cuda");
-  return {memory, transport, timeout_s};
+  const Pages host_pages = parse_pages(pages);
+  if (host_pages == Pages::huge && memory != "host")
+    throw InvalidArgument("--pages huge applies to host buffers: use it with --memory host");
+  require_pages(host_pages);
+  return {memory, transport, timeout_s, host_pages};
 }
 
 namespace {
 
 class HostBackend : public RealBackend {
  public:
-  HostBackend(MPI_Comm world, double timeout_s) : comm_(world, timeout_s) {}
+  HostBackend(MPI_Comm world, double timeout_s, Pages pages)
+      : comm_(world, timeout_s), space_(pages) {}
   Communicator& comm() override { return comm_; }
   BufferSpace& space() override { return space_; }
   std::string transport_name() const override { return "mpi"; }
@@ -82,7 +88,8 @@ class CudaBackend : public RealBackend {
 }  // namespace
 
 std::unique_ptr<RealBackend> make_backend(const RunSetup& setup, MPI_Comm world, int local_rank) {
-  if (setup.memory == "host") return std::make_unique<HostBackend>(world, setup.timeout_s);
+  if (setup.memory == "host")
+    return std::make_unique<HostBackend>(world, setup.timeout_s, setup.pages);
 #ifdef DDL_HAVE_CUDA
   std::string why;
   const int devices = cuda_device_count(&why);

@@ -10,6 +10,7 @@
 
 #include "algorithms/communicator.hpp"
 #include "real/buffer_space.hpp"
+#include "real/host_pages.hpp"
 
 namespace ddl {
 
@@ -21,10 +22,12 @@ struct RunSetup {
   std::string memory = "host";    // host | cuda
   std::string transport = "mpi";  // mpi | nccl
   double timeout_s = 300;
+  Pages pages = Pages::base;  // host buffers: 4k | huge
 };
 
 // Validates the combination against this build; throws InvalidArgument naming the flag.
-RunSetup parse_setup(const std::string& memory, const std::string& transport, double timeout_s);
+RunSetup parse_setup(const std::string& memory, const std::string& transport, double timeout_s,
+                     const std::string& pages = "4k");
 
 class RealBackend {
  public:

@@ -1,5 +1,7 @@
 #include "real/mpi_communicator.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -11,6 +13,7 @@
 #include "algorithms/host_reduce.hpp"
 #include "real/bounded_mpi.hpp"
 #include "real/bounded_wait.hpp"
+#include "real/cross_memory.hpp"
 #include "real/mpi_error.hpp"
 
 namespace ddl {
@@ -53,6 +56,42 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm, double timeout_s)
   int found = 0;
   check_mpi(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &found), "MPI_Comm_get_attr(MPI_TAG_UB)");
   if (found) max_tag_ = *static_cast<int*>(tag_ub);
+  peer_pids_ = cross_memory_peers(comm_, timeout_s);
+}
+
+bool MpiCommunicator::shares_memory_with(int peer) const {
+  return peer >= 0 && peer < size_ && peer_pids_[static_cast<std::size_t>(peer)] != 0;
+}
+
+MemoryHandle MpiCommunicator::handle(MutView buffer) {
+  return {reinterpret_cast<std::uintptr_t>(buffer.data), buffer.bytes,
+          static_cast<std::uint64_t>(getpid())};
+}
+
+int MpiCommunicator::reach(int peer, const MemoryHandle& remote, std::size_t offset,
+                           std::size_t bytes, const char* op) const {
+  check_peer_tag(peer, 0, op);
+  check_remote_range(remote, offset, bytes, op, peer);
+  if (!shares_memory_with(peer))
+    throw InvalidArgument(std::string(op) + ": rank " + std::to_string(rank_) +
+                          " does not share memory with rank " + std::to_string(peer));
+  const int pid = peer_pids_[static_cast<std::size_t>(peer)];
+  if (remote.owner != static_cast<std::uint64_t>(pid))
+    throw InvalidArgument(std::string(op) + ": the handle is not one of rank " +
+                          std::to_string(peer) + "'s buffers");
+  return pid;
+}
+
+void MpiCommunicator::get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) {
+  const int pid = reach(peer, remote, offset, local.bytes, "get");
+  cross_memory_copy(CrossMemory::read, pid, local.data, remote.address + offset, local.bytes);
+}
+
+void MpiCommunicator::put(int peer, const MemoryHandle& remote, std::size_t offset,
+                          ConstView local) {
+  const int pid = reach(peer, remote, offset, local.bytes, "put");
+  cross_memory_copy(CrossMemory::write, pid, const_cast<void*>(local.data), remote.address + offset,
+                    local.bytes);
 }
 
 MpiCommunicator::~MpiCommunicator() {

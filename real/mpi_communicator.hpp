@@ -3,6 +3,9 @@
 // in ddl::Timeout naming rank, peer, tag and operation; local reductions are host_reduce's
 // vectorisable loops; scratch comes from a grow-only pool of pre-touched buffers.
 //
+// get/put (one-sided) reach the ranks of this machine through the kernel's cross-memory attach
+// (cross_memory.hpp): found once, at construction, a collective over the node's ranks.
+//
 // The communicator works on its own duplicate of the given MPI communicator, with
 // MPI_ERRORS_RETURN set, so every MPI failure passes through check_mpi() once.
 #pragma once
@@ -41,6 +44,10 @@ class MpiCommunicator : public Communicator {
   MutView acquire_scratch(std::size_t bytes) override;
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
+  bool shares_memory_with(int peer) const override;
+  MemoryHandle handle(MutView buffer) override;
+  void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
+  void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
 
   // Non-blocking completion check of an isend/irecv/compute request: true (and r reset) when
   // done. Errors (size mismatch, MPI failure) throw. For backends layered on this one.
@@ -77,6 +84,9 @@ class MpiCommunicator : public Communicator {
   const Op* find(const Request& r) const;
   void close_slot(const Request& r);
   void check_peer_tag(int peer, int tag, const char* operation) const;
+  // get/put's checks: the process id of `peer` whose buffer `remote` is.
+  int reach(int peer, const MemoryHandle& remote, std::size_t offset, std::size_t bytes,
+            const char* op) const;
   std::string describe(const Op& op) const;
   void cancel(Op& op);
 
@@ -91,6 +101,7 @@ class MpiCommunicator : public Communicator {
   std::vector<Op> ops_;
   std::vector<std::uint32_t> free_slots_;
   ScratchPool scratch_;
+  std::vector<int> peer_pids_;  // per rank: its process id where get/put reach it, else 0
 };
 
 // A barrier over `comm` that cannot hang: a rank that never arrives ends in ddl::Timeout naming

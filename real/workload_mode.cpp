@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "algorithms/check_pattern.hpp"
+#include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
 #include "harness/progress.hpp"
 #include "harness/sizes.hpp"
@@ -159,17 +160,18 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
   for (double& s : plan.forward_s) s *= w.compute_scale;
   for (double& s : plan.backward_s) s *= w.compute_scale;
 
+  // One communicator (its own MPI_Comm duplicate) per stream: the threads share no state.
+  MpiCommunicator compute_comm(MPI_COMM_WORLD, setup.timeout_s);
+  MpiCommunicator comm_comm(MPI_COMM_WORLD, setup.timeout_s);
   std::vector<const Algorithm*> algos;
-  for (const std::string& name : common.algos) {
+  for (const std::string& name :
+       harness::runnable_algorithms(common, shares_memory_with_all(comm_comm))) {
     const Algorithm& a = find_algorithm(name);
     if (a.collective != Collective::allreduce)
       throw InvalidArgument("--workload needs allreduce algorithms; '" + name + "' is a " +
                             std::string(to_string(a.collective)));
     algos.push_back(&a);
   }
-  // One communicator (its own MPI_Comm duplicate) per stream: the threads share no state.
-  MpiCommunicator compute_comm(MPI_COMM_WORLD, setup.timeout_s);
-  MpiCommunicator comm_comm(MPI_COMM_WORLD, setup.timeout_s);
   // Zeros stay zeros under sums, so timed iterations never grow the values (no overflow).
   std::vector<std::byte> gradients(plan.gradient_bytes, std::byte{0});
   std::vector<std::byte> parameters(plan.gradient_bytes, std::byte{0});

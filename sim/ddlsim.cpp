@@ -161,7 +161,7 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
     if (ranks.root()) print_help(std::cout, desc);
     return 0;
   }
-  const harness::CommonOptions common = harness::read_common_options(vm);
+  harness::CommonOptions common = harness::read_common_options(vm);
   ranks.set_timeout(harness::parse_seconds(vm["timeout"].as<std::string>(), "timeout", 1e6));
   if (ranks.size() > 1 && vm.count("trace"))
     throw InvalidArgument(
@@ -189,6 +189,9 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   simgrid::s4u::Engine& engine = sim::start_engine(argv[0], platform_flags.cfg);
   sim::Platform platform = sim::load_platform(engine, source.xml(), platform_flags.choice);
   platform.file = source.shown();
+  // `all` leaves direct out here: it is a host-memory algorithm, and one-sided copies between
+  // simulated GPUs are plain transfers with no figures of their own (sim_communicator.hpp).
+  common.algos = harness::runnable_algorithms(common, false);
   const Dims dims = sim::choose_dims(platform, common.dims);
   sim::SweepConfig config = harness::sweep_cases(common, dims);
   config.options.cost = sim::platform_costs(platform, dims);

@@ -283,6 +283,53 @@ void SimCommunicator::copy(MutView dst, ConstView src) {
   spend_memory_time(2.0 * static_cast<double>(dst.bytes), dst.bytes);
 }
 
+bool SimCommunicator::shares_memory_with(int peer) const {
+  const std::vector<HostPlace>& places = world_.platform->places;
+  return peer >= 0 && peer < size_ && peer != rank_ && !places.empty() &&
+         places[static_cast<std::size_t>(peer)].node ==
+             places[static_cast<std::size_t>(rank_)].node;
+}
+
+MemoryHandle SimCommunicator::handle(MutView buffer) {
+  return {address(buffer.data), buffer.bytes, static_cast<std::uint64_t>(rank_)};
+}
+
+void SimCommunicator::one_sided(bool is_get, int peer, const MemoryHandle& remote,
+                                std::size_t offset, void* local, std::size_t bytes) {
+  const char* op = is_get ? "get" : "put";
+  check_peer(peer, op);
+  if (!shares_memory_with(peer))
+    throw InvalidArgument(std::string(op) + ": rank " + std::to_string(rank_) +
+                          " does not share memory with rank " + std::to_string(peer) +
+                          " (another node of the platform)");
+  // Timing-only messages carry no bytes, so there the handle never arrives: nothing to check.
+  if (world_.payload) check_remote_range(remote, offset, bytes, op, peer);
+  simgrid::s4u::Host* here = world_.platform->gpus[static_cast<std::size_t>(rank_)];
+  simgrid::s4u::Host* there = world_.platform->gpus[static_cast<std::size_t>(peer)];
+  try {
+    simgrid::s4u::Comm::sendto(is_get ? there : here, is_get ? here : there, bytes);
+  } catch (const simgrid::Exception& e) {
+    throw BackendError(describe(rank_, op, peer, -1, bytes) + ": " + e.what());
+  }
+  if (!world_.payload || bytes == 0) return;
+  // Payload mode: every rank is an actor of this process, so the handle is a pointer here.
+  auto* far = reinterpret_cast<std::byte*>(static_cast<std::uintptr_t>(remote.address)) + offset;
+  if (is_get)
+    std::memcpy(local, far, bytes);
+  else
+    std::memcpy(far, local, bytes);
+}
+
+void SimCommunicator::get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) {
+  written(local.data, local.bytes);
+  one_sided(true, peer, remote, offset, local.data, local.bytes);
+}
+
+void SimCommunicator::put(int peer, const MemoryHandle& remote, std::size_t offset,
+                          ConstView local) {
+  one_sided(false, peer, remote, offset, const_cast<void*>(local.data), local.bytes);
+}
+
 void SimCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
   DDL_CHECK(inout.bytes % dtype_size(type) == 0, "divide of a partial element");
   written(inout.data, inout.bytes);

@@ -22,6 +22,13 @@
 // as a sleep of the acting rank: memory traffic, not flops, so it does not share the host's
 // CPU model with compute(). compute(s) is an Exec of s * host speed flops.
 //
+// One-sided access (get/put) between the GPUs of one node (the platform's ddl_node; none without
+// places): a SimGrid communication of the bytes from the host that holds them to the other, with
+// no actor on the far side, as a GPU's copy over NVLink from a peer's memory (CUDA IPC); payload
+// mode also copies the bytes. A put does not take the bytes out of the peer's peer-read set.
+// Given platform figures never mark a link class as shared memory (LinkCost::shared_memory), so
+// `auto` does not choose `direct` here; `--algo direct` runs it.
+//
 // Step extrapolation (sim/step_extrapolation.hpp): a run ended early sleeps the rank for its
 // remaining steps at the common pace; offered only where the platform allows it, timing-only.
 //
@@ -90,6 +97,10 @@ class SimCommunicator : public Communicator {
   MutView acquire_scratch(std::size_t bytes) override;
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
+  bool shares_memory_with(int peer) const override;
+  MemoryHandle handle(MutView buffer) override;
+  void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
+  void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
   bool extrapolates_steps() const override { return extrapolate_; }
   void begin_alike_run(std::size_t length) override;
   bool alike_step_done(std::size_t left) override;
@@ -116,6 +127,9 @@ class SimCommunicator : public Communicator {
   Request take_slot(Kind kind, int peer, int tag, Slot*& slot);
   Slot& slot_of(const Request& r);
   void finish_recv(Slot& s);
+  // get (bytes from the peer's buffer into `local`) or put (the other way).
+  void one_sided(bool is_get, int peer, const MemoryHandle& remote, std::size_t offset, void* local,
+                 std::size_t bytes);
   void spend_memory_time(double bytes_touched, std::size_t op_bytes);
   double peer_read_rate(int peer, std::size_t bytes, double share);
   void written(const void* data, std::size_t bytes);

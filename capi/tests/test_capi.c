@@ -201,7 +201,7 @@ static void test_bad_arguments(ddl_comm_t comm) {
                "ddl_allreduce_inplace: op 5 is not a ddl_op_t (DDL_SUM .. DDL_AVG are 0 .. 4)");
   /* The list of known names grows with the registry: the message up to it is exact. */
   const char* prefix =
-      "ddl_allreduce_inplace: unknown algorithm 'rign' (allreduce algorithms: ring, ddl, ";
+      "ddl_allreduce_inplace: unknown algorithm 'rign' (allreduce algorithms: direct, ring, ddl, ";
   CHECK(ddl_allreduce_inplace(comm, x, 4, DDL_FLOAT32, DDL_SUM, "rign") ==
         DDL_ERROR_UNKNOWN_ALGORITHM);
   CHECK(strncmp(ddl_last_error_message(), prefix, strlen(prefix)) == 0);

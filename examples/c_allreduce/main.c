@@ -1,6 +1,7 @@
 /* Average a buffer of doubles over MPI ranks with ddl's C API, out of place, and check every
  * element on every rank; errors are reported with their code and message.
- *   mpirun -np 4 c_allreduce [algorithm]       (default auto; ring, ddl, rhd, dbtree, hier) */
+ *   mpirun -np 4 c_allreduce [algorithm]
+ * algorithm: auto by default; direct, ring, ddl, rhd, rd, dbtree or hier */
 #include <ddl.h>
 #include <mpi.h>
 #include <stdio.h>

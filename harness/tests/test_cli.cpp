@@ -58,10 +58,23 @@ TEST_CASE("nccl-tests short flags", "[harness]") {
 
 TEST_CASE("algo all lists every allreduce algorithm but auto", "[harness]") {
   const auto all = resolve_algorithms("all");
-  CHECK(all.front() == "ring");
+  CHECK(all.front() == "direct");
   CHECK(std::find(all.begin(), all.end(), "auto") == all.end());
   CHECK(std::find(all.begin(), all.end(), "ddl") != all.end());
   CHECK(std::find(all.begin(), all.end(), "reduce_scatter") == all.end());
+}
+
+TEST_CASE("algo all leaves out what the ranks cannot run and keeps named algorithms", "[harness]") {
+  const CommonOptions all = parse({"--algo", "all"});
+  CHECK(all.all_algorithms);
+  CHECK(runnable_algorithms(all, true) == all.algos);
+  std::vector<std::string> expected;
+  for (const std::string& n : all.algos)
+    if (n != "direct") expected.push_back(n);
+  CHECK(runnable_algorithms(all, false) == expected);
+  const CommonOptions named = parse({"--algo", "direct,ring"});
+  CHECK_FALSE(named.all_algorithms);
+  CHECK(runnable_algorithms(named, false) == std::vector<std::string>{"direct", "ring"});
 }
 
 TEST_CASE("bad common flags are rejected naming the problem", "[harness]") {

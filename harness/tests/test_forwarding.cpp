@@ -14,6 +14,7 @@ namespace {
 class Recorder : public ddl::Communicator {
  public:
   std::vector<std::string> calls;
+  mutable int shares_asked = 0;  // a const method: counted apart from the calls
   int rank() const override { return 3; }
   int size() const override { return 7; }
   double now() override { return log("now"), 42.0; }
@@ -32,6 +33,15 @@ class Recorder : public ddl::Communicator {
   }
   void release_scratch(ddl::MutView) override { log("release_scratch"); }
   ddl::Request compute(double) override { return log("compute"), ddl::Request{13}; }
+  bool shares_memory_with(int) const override {
+    ++shares_asked;
+    return true;
+  }
+  ddl::MemoryHandle handle(ddl::MutView) override {
+    return log("handle"), ddl::MemoryHandle{1, 2, 3};
+  }
+  void get(int, const ddl::MemoryHandle&, std::size_t, ddl::MutView) override { log("get"); }
+  void put(int, const ddl::MemoryHandle&, std::size_t, ddl::ConstView) override { log("put"); }
   void set_phase(const char*, int) override { log("set_phase"); }
 
  private:
@@ -52,13 +62,29 @@ void call_everything(ddl::Communicator& c) {
   c.copy({nullptr, 0}, {nullptr, 0});
   c.divide({nullptr, 0}, ddl::DType::float32, 2);
   c.release_scratch(c.acquire_scratch(8));
+  CHECK(c.shares_memory_with(1));
+  const ddl::MemoryHandle h = c.handle({nullptr, 0});
+  CHECK(h.owner == 3);
+  c.get(1, h, 0, {nullptr, 0});
+  c.put(1, h, 0, {nullptr, 0});
   c.set_phase("allgather", 0);
 }
 
-const std::vector<std::string> kEveryCall = {
-    "now",     "isend",           "irecv",           "wait",
-    "compute", "wait_all",        "reduce",          "copy",
-    "divide",  "acquire_scratch", "release_scratch", "set_phase"};
+const std::vector<std::string> kEveryCall = {"now",
+                                             "isend",
+                                             "irecv",
+                                             "wait",
+                                             "compute",
+                                             "wait_all",
+                                             "reduce",
+                                             "copy",
+                                             "divide",
+                                             "acquire_scratch",
+                                             "release_scratch",
+                                             "handle",
+                                             "get",
+                                             "put",
+                                             "set_phase"};
 
 }  // namespace
 
@@ -67,6 +93,7 @@ TEST_CASE("ForwardingCommunicator forwards every method", "[harness][forwarding]
   ddl::ForwardingCommunicator f(inner);
   call_everything(f);
   CHECK(inner.calls == kEveryCall);
+  CHECK(inner.shares_asked == 1);
   CHECK(&f.inner() == &inner);
 }
 
@@ -87,4 +114,12 @@ TEST_CASE("the decorators reach the wrapped backend for what they do not change"
   for (const std::string& c : kEveryCall)
     if (c != "now") expected.push_back(c);
   CHECK(seen == expected);
+  // One-sided copies are traced as events of their own, naming the peer.
+  int one_sided = 0;
+  for (const ddl::harness::TraceEvent& e : traced.events())
+    if (e.kind == ddl::harness::TraceKind::get || e.kind == ddl::harness::TraceKind::put) {
+      CHECK(e.peer == 1);
+      ++one_sided;
+    }
+  CHECK(one_sided == 2);
 }

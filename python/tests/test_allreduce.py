@@ -65,7 +65,8 @@ class ExactResults(unittest.TestCase):
                     np.testing.assert_array_equal(t.double().numpy(), expected(op, integer))
 
     def test_every_algorithm(self):
-        self.assertEqual(ddl.algorithms(), ["ring", "ddl", "rhd", "rd", "dbtree", "hier", "auto"])
+        self.assertEqual(ddl.algorithms(),
+                         ["direct", "ring", "ddl", "rhd", "rd", "dbtree", "hier", "auto"])
         for algo in ddl.algorithms():
             with self.subTest(algo=algo):
                 x = inputs(R).astype(np.float32)
@@ -153,9 +154,9 @@ BAD_TORCH = [
 BAD_ARGUMENTS = [
     (ValueError, r"^ddl.allreduce: unknown reduction op 'mean' \(expected sum, prod, min, max or "
      r"avg\)", F32, {"op": "mean"}),
-    (ValueError, r"^ddl.allreduce: unknown algorithm 'nope' \(known: ring, ddl", F32, {"algo": "nope"}),
+    (ValueError, r"^ddl.allreduce: unknown algorithm 'nope' \(known: direct, ring, ddl", F32, {"algo": "nope"}),
     (ValueError, r"'broadcast_chain' is a broadcast algorithm, not an allreduce \(allreduce "
-     r"algorithms: ring, ddl, rhd, rd, dbtree, hier, auto\)", F32, {"algo": "broadcast_chain"}),
+     r"algorithms: direct, ring, ddl, rhd, rd, dbtree, hier, auto\)", F32, {"algo": "broadcast_chain"}),
     (ValueError, rf"^ddl.allreduce: dims '3x3' describe 9 ranks but there are {P}", F32,
      {"dims": "3x3"}),
     (ValueError, rf"dims '5' describe 5 ranks but there are {P}", F32, {"dims": [5]}),
@@ -205,7 +206,7 @@ class TorchHookArguments(unittest.TestCase):
         import ddl.torch
 
         with self.assertRaisesRegex(ValueError, r"^ddl.torch.HookState: unknown algorithm 'nope' "
-                                    r"\(known: ring, ddl, rhd, rd, dbtree, hier, auto\)"):
+                                    r"\(known: direct, ring, ddl, rhd, rd, dbtree, hier, auto\)"):
             ddl.torch.HookState(algo="nope")
         with self.assertRaisesRegex(TypeError, r"^ddl.torch.allreduce_hook: state must be a "
                                     r"ddl.torch.HookState or None, not str"):

@@ -130,3 +130,41 @@ TEST_CASE("compute requests complete after their duration", "[mpi]") {
   comm.wait(r);
   CHECK(comm.now() - start >= 0.01);
 }
+
+TEST_CASE("get and put reach the node's ranks through cross-memory attach", "[mpi][direct]") {
+  MpiCommunicator comm(MPI_COMM_WORLD, 30);
+  const int p = comm.size(), r = comm.rank();
+  if (p == 1) {
+    CHECK_FALSE(comm.shares_memory_with(0));  // not with itself
+    return;
+  }
+  const int next = (r + 1) % p, prev = (r + p - 1) % p;
+  // Every rank of these tests runs on this machine, which allows the kernel's cross-memory attach.
+  CHECK(comm.shares_memory_with(next));
+  CHECK_FALSE(comm.shares_memory_with(r));
+  CHECK_FALSE(comm.shares_memory_with(p));
+  std::vector<std::int32_t> mine(64, 1000 * r);
+  const MemoryHandle h = comm.handle({mine.data(), 256});
+  MemoryHandle of_next;
+  Request rs[2] = {comm.irecv(next, {&of_next, sizeof of_next}, 5),
+                   comm.isend(prev, ConstView{&h, sizeof h}, 5)};
+  comm.wait_all(rs);
+  std::vector<std::int32_t> got(4, -1);
+  comm.get(next, of_next, 8, {got.data(), 16});
+  CHECK(got == std::vector<std::int32_t>(4, 1000 * next));
+  // Into next's elements 60..63; next reads them after the barrier below.
+  const std::vector<std::int32_t> mark(4, -r);
+  comm.put(next, of_next, 240, ConstView{mark.data(), 16});
+  CHECK_THROWS_WITH(
+      comm.get(next, of_next, 250, {got.data(), 16}),
+      "get: bytes [250, 266) are outside peer " + std::to_string(next) + "'s buffer of 256 bytes");
+  MemoryHandle forged = of_next;
+  forged.owner += 1;
+  CHECK_THROWS_WITH(comm.put(next, forged, 0, ConstView{mark.data(), 4}),
+                    "put: the handle is not one of rank " + std::to_string(next) + "'s buffers");
+  barrier();
+  CHECK(mine[60] == -prev);
+  CHECK(mine[63] == -prev);
+  CHECK(mine[59] == 1000 * r);
+  barrier();
+}

@@ -1,6 +1,7 @@
 // ddl_membw: this machine's memcpy bandwidth, the yardstick for host-memory allreduce
 // (a ring moves and reduces every byte through memory, so memcpy bounds it). Prints csv:
-// size,memcpy_gbs with GB/s = bytes copied per second / 1e9, median of -n copies.
+// size,memcpy_gbs with GB/s = bytes copied per second / 1e9, median of -n copies. --pages huge
+// copies between buffers in transparent huge pages, as ddlrun --pages huge allocates its own.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -11,30 +12,38 @@
 
 #include "algorithms/error.hpp"
 #include "harness/sizes.hpp"
+#include "real/host_pages.hpp"
 
 int main(int argc, char** argv) {
   try {
     std::size_t lo = 1 << 20, hi = std::size_t{256} << 20;
     int iters = 20;
+    ddl::Pages pages = ddl::Pages::base;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (i + 1 >= argc)
         throw ddl::InvalidArgument(
-            "flag " + a + " needs a value (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS])");
+            "flag " + a +
+            " needs a value (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS] [--pages 4k|huge])");
       if (a == "-b")
         lo = ddl::harness::parse_size(argv[++i]);
       else if (a == "-e")
         hi = ddl::harness::parse_size(argv[++i]);
       else if (a == "-n")
         iters = std::stoi(argv[++i]);
+      else if (a == "--pages")
+        pages = ddl::parse_pages(argv[++i]);
       else
-        throw ddl::InvalidArgument("unknown flag '" + a +
-                                   "' (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS])");
+        throw ddl::InvalidArgument(
+            "unknown flag '" + a +
+            "' (usage: ddl_membw [-b MIN] [-e MAX] [-n ITERS] [--pages 4k|huge])");
     }
     if (iters < 1) throw ddl::InvalidArgument("-n must be at least 1");
     const std::vector<std::size_t> sizes = ddl::harness::size_sweep(lo, hi, 2);
+    ddl::require_pages(pages);
     // Touched once up front: the copies measure bandwidth, not page faults.
-    std::vector<char> src(hi, 1), dst(hi, 0);
+    const ddl::HostBuffer src(hi, pages), dst(hi, pages);
+    std::memset(src.data(), 1, hi);
     std::cout << "size,memcpy_gbs\n";
     for (std::size_t bytes : sizes) {
       std::vector<double> t;

@@ -10,15 +10,25 @@ using namespace ddl::test;
 
 namespace {
 
-std::string every_algorithm() {
-  std::string names;
-  for (const ddl::Algorithm& a : ddl::algorithms()) names += (names.empty() ? "" : ",") + a.name;
+// Every registered algorithm but those that need ranks sharing memory (direct), which the
+// platforms below do not have; direct has its own test on one node.
+std::vector<std::string> every_algorithm() {
+  std::vector<std::string> names;
+  for (const ddl::Algorithm& a : ddl::algorithms())
+    if (!a.needs_shared_memory) names.push_back(a.name);
   return names;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names) list += (list.empty() ? "" : ",") + n;
+  return list;
 }
 
 // Element counts 1, 5, 25, ..., 78125 (odd, and both below and above p) of the type in `args`:
 // sizes are whole elements (ddlsim refuses others).
-void check_exact(const std::string& args) {
+void check_exact(const std::string& args,
+                 const std::vector<std::string>& algos = every_algorithm()) {
   std::size_t elem = 4;
   for (const auto& [name, bytes] :
        {std::pair{"double", 8}, {"int64", 8}, {"half", 2}, {"bfloat16", 2}})
@@ -26,11 +36,11 @@ void check_exact(const std::string& args) {
   const std::string sizes =
       " -b " + std::to_string(elem) + " -e " + std::to_string(elem * 78125) + " -f 5";
   const ChildResult r = run_child(ddlsim() + " --format csv --check" + sizes + " --algo " +
-                                  every_algorithm() + " " + args);
+                                  joined(algos) + " " + args);
   INFO(args << "\n" << r.err);
   REQUIRE(r.exit_code == 0);
   const auto rows = parse_csv(r.out);
-  CHECK(rows.size() == 8 * ddl::algorithms().size());
+  CHECK(rows.size() == 8 * algos.size());
   for (const auto& row : rows) {
     INFO(row.at("algo") << " " << row.at("size") << " B " << row.at("type") << " "
                         << row.at("redop"));
@@ -47,6 +57,21 @@ const std::vector<std::string> kTypeOps = {
 TEST_CASE("payload mode is exact for every algorithm on a star", "[sim][payload]") {
   for (const std::string& to : kTypeOps)
     check_exact("--platform " + fixture("star_8.xml") + " " + to);
+}
+
+TEST_CASE("payload mode is exact for direct among the GPUs of one node", "[sim][payload]") {
+  // Four GPUs whose hosts carry one ddl_node, so get/put reach every peer.
+  for (const std::string& to : kTypeOps)
+    check_exact("--platform " + fixture("one_node_4.xml") + " " + to, {"direct"});
+  check_exact("--platform " + fixture("one_node_4.xml") + " --segment 8 -d float -o sum",
+              {"direct"});
+}
+
+TEST_CASE("direct refuses ranks of different nodes, naming them", "[sim][payload]") {
+  const ChildResult r =
+      run_child(ddlsim() + " --algo direct -b 1K -e 1K --platform " + platform("s822lc_2.xml"));
+  CHECK(r.exit_code != 0);
+  CHECK_THAT(r.err, Catch::Contains("do not share memory"));
 }
 
 TEST_CASE("payload mode is exact on a star over every grid shape", "[sim][payload]") {

@@ -1,0 +1,148 @@
+// direct: its chunking, its one-sided copies on the loopback backend (threads share memory),
+// where it refuses to run, and how the model and `auto` weigh it. Its exactness over ranks,
+// counts, dtypes, ops and segment sizes is in test_algorithms.cpp's matrices with every other
+// algorithm.
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "algorithms/allreduce_direct.hpp"
+#include "algorithms/cost_model.hpp"
+#include "algorithms/error.hpp"
+#include "algorithms/forwarding_communicator.hpp"
+#include "loopback/loopback_communicator.hpp"
+
+using namespace ddl;
+
+TEST_CASE("direct cuts a block into whole-element chunks with a shorter last one", "[direct]") {
+  CHECK(direct_chunks({100, 10}, 4, 4) == std::vector<Block>{{100, 4}, {104, 4}, {108, 2}});
+  // A chunk size that is no whole number of elements is rounded down, to one element at least.
+  CHECK(direct_chunks({0, 12}, 6, 4) == std::vector<Block>{{0, 4}, {4, 4}, {8, 4}});
+  CHECK(direct_chunks({0, 16}, 2, 8) == std::vector<Block>{{0, 8}, {8, 8}});
+  CHECK(direct_chunks({7, 0}, 4, 4).empty());
+  // 0: the default chunk.
+  const std::vector<Block> chunks = direct_chunks({0, 3 * kDirectChunkBytes + 4}, 0, 4);
+  REQUIRE(chunks.size() == 4);
+  CHECK(chunks[2] == Block{2 * kDirectChunkBytes, kDirectChunkBytes});
+  CHECK(chunks[3] == Block{3 * kDirectChunkBytes, 4});
+}
+
+TEST_CASE("loopback get and put copy byte ranges of a peer's buffer", "[direct][loopback]") {
+  run_ranks(2, [](Communicator& comm) {
+    std::vector<unsigned char> mine(8, static_cast<unsigned char>(10 * (comm.rank() + 1)));
+    const MemoryHandle h = comm.handle({mine.data(), mine.size()});
+    MemoryHandle theirs;
+    const int peer = 1 - comm.rank();
+    Request r[2] = {comm.irecv(peer, {&theirs, sizeof theirs}, 0),
+                    comm.isend(peer, {&h, sizeof h}, 0)};
+    comm.wait_all(r);
+    CHECK(comm.shares_memory_with(peer));
+    CHECK_FALSE(comm.shares_memory_with(comm.rank()));
+    unsigned char got[3] = {};
+    comm.get(peer, theirs, 5, {got, 3});
+    CHECK(got[0] == 10 * (peer + 1));
+    CHECK(got[2] == 10 * (peer + 1));
+    CHECK_THROWS_WITH(
+        comm.get(peer, theirs, 6, {got, 3}),
+        "get: bytes [6, 9) are outside peer " + std::to_string(peer) + "'s buffer of 8 bytes");
+    CHECK_THROWS_WITH(
+        comm.put(peer, theirs, 9, {got, 0}),
+        "put: bytes [9, 9) are outside peer " + std::to_string(peer) + "'s buffer of 8 bytes");
+    // Rank 0 writes into rank 1's first byte, then both meet again before rank 1 reads it.
+    if (comm.rank() == 0) {
+      const unsigned char seven = 7;
+      comm.put(1, theirs, 0, {&seven, 1});
+    }
+    unsigned char token = 0;
+    Request s[2] = {comm.irecv(peer, {&token, 1}, 1), comm.isend(peer, {&token, 1}, 1)};
+    comm.wait_all(s);
+    if (comm.rank() == 1) CHECK(mine[0] == 7);
+  });
+}
+
+namespace {
+
+// Ranks 0..split-1 and split.. as two nodes: get/put reach only the ranks of one's own.
+class TwoNodes : public ForwardingCommunicator {
+ public:
+  TwoNodes(Communicator& inner, int split) : ForwardingCommunicator(inner), split_(split) {}
+  bool shares_memory_with(int peer) const override {
+    return (peer < split_) == (rank() < split_) && inner_.shares_memory_with(peer);
+  }
+
+ private:
+  int split_;
+};
+
+// Counts the one-sided copies: which algorithm auto ran shows in them.
+class CountingGets : public ForwardingCommunicator {
+ public:
+  CountingGets(Communicator& inner, std::atomic<int>& gets)
+      : ForwardingCommunicator(inner), gets_(gets) {}
+  void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override {
+    ++gets_;
+    inner_.get(peer, remote, offset, local);
+  }
+
+ private:
+  std::atomic<int>& gets_;
+};
+
+}  // namespace
+
+TEST_CASE("direct refuses ranks that do not all share memory and names a pair", "[direct]") {
+  std::vector<float> data(16, 1.0f);
+  CHECK_THROWS_WITH(run_ranks(4,
+                              [&](Communicator& comm) {
+                                TwoNodes nodes(comm, 2);
+                                std::vector<float> buf(data);
+                                find_algorithm("direct").run(nodes, {buf.data(), 64},
+                                                             DType::float32, ReduceOp::sum, {});
+                              }),
+                    Catch::Matches("direct: ranks [0-3] and [0-3] do not share memory \\(direct "
+                                   "runs among the ranks of one node\\)"));
+}
+
+TEST_CASE(
+    "direct is priced by its two handshakes and ring's bytes and weighed on shared memory only",
+    "[direct][cost]") {
+  const Options o;
+  for (int p : {2, 3, 8}) {
+    const Dims flat = Dims::flat(p);
+    CostParams c = uniform_costs(flat);
+    for (std::size_t bytes : {std::size_t{8}, std::size_t{1} << 20}) {
+      INFO(p << " ranks, " << bytes << " bytes");
+      // 2 α + 2 (p-1)/p S β + (p-1)/p S γ, with α 1 us, β 0.1 ns/B, γ 0.01 ns/B.
+      const double s = static_cast<double>(bytes), q = p;
+      const double expected = 2e-6 + 2 * (q - 1) / q * s * 1e-10 + (q - 1) / q * s * 1e-11;
+      CHECK(model_time("direct", flat, c, bytes, o) == Approx(expected).epsilon(1e-12));
+    }
+    // Without shared memory auto never takes it, however cheap the model finds it.
+    CHECK(best_allreduce(flat, c, std::size_t{1} << 28, o) != "direct");
+    mark_shared_memory(c);
+    CHECK(best_allreduce(flat, c, std::size_t{1} << 28, o) == "direct");
+  }
+  // At 2 ranks it ties with ring at every size, and the tie goes to direct (the earlier entry);
+  // below about 200 KB rd's single exchange is cheaper (α < S γ / 2).
+  CostParams two = uniform_costs(Dims::flat(2));
+  mark_shared_memory(two);
+  CHECK(model_time("direct", Dims::flat(2), two, 1 << 20, o) ==
+        Approx(model_time("ring", Dims::flat(2), two, 1 << 20, o)).epsilon(1e-12));
+  CHECK(best_allreduce(Dims::flat(2), two, std::size_t{1} << 20, o) == "direct");
+  CHECK(best_allreduce(Dims::flat(2), two, std::size_t{64} << 10, o) == "rd");
+}
+
+TEST_CASE("auto runs direct where the ranks share memory and the size is large", "[direct]") {
+  for (const auto& [ranks, bytes, direct] :
+       {std::tuple{4, std::size_t{1} << 20, true}, std::tuple{2, std::size_t{8}, false}}) {
+    INFO(ranks << " ranks, " << bytes << " bytes");
+    std::atomic<int> gets{0};
+    run_ranks(ranks, [&](Communicator& comm) {
+      CountingGets counting(comm, gets);
+      std::vector<float> buf(bytes / sizeof(float), 1.0f);
+      find_algorithm("auto").run(counting, {buf.data(), bytes}, DType::float32, ReduceOp::sum, {});
+      CHECK(buf.front() == static_cast<float>(ranks));
+    });
+    CHECK((gets > 0) == direct);
+  }
+}
