@@ -1,16 +1,17 @@
 #!/bin/sh
 # ddlrun (auto, direct, ring) against Open MPI's MPI_Allreduce on this machine, 2 and 4 ranks,
 # 1 KB .. 256 MB, on buffers in 4 KB pages and in transparent huge pages (ddlrun --pages), plus
-# the machine's memcpy bandwidth on the same two kinds of buffers, measured in the same script,
-# so every ratio compares numbers taken minutes apart on the same machine. Not a test: it
-# asserts nothing.
+# the machine's memcpy bandwidth on the same two kinds of buffers, measured in the same run, so
+# every ratio compares numbers taken seconds apart on the same machine; RUNS such runs (default
+# 3), and the summary gives each ratio's median over them and its range. Not a test: it asserts
+# nothing.
 #
 #   experiments/bench_real.sh            # uses build/bin; BUILD=dir to use another build
 #
-# Writes, in experiments/results/: bench_real_<pages>_{2,4}ranks.csv and
-# bench_real_memcpy_<pages>.csv (pages: 4k, huge), bench_real_memcpy_concurrent.csv (two copiers
-# at once, one per core, 4 KB pages: what two ranks' memory traffic can reach),
-# bench_real_summary.txt (ratios, and the memory-traffic bounds of a 2-rank allreduce) and
+# Writes, in experiments/results/: per run R, bench_real_<pages>_{2,4}ranks.runR.csv and
+# bench_real_memcpy_<pages>.runR.csv (pages: 4k, huge); bench_real_memcpy_concurrent.csv (two
+# copiers at once, one per core, 4 KB pages: what two ranks' memory traffic can reach);
+# bench_real_summary.txt (the ratios, and the memory-traffic bounds of a 2-rank allreduce) and
 # bench_real_commands.txt (the exact commands run, and the load before and after).
 set -eu
 cd "$(dirname "$0")/.."
@@ -18,6 +19,8 @@ BUILD=${BUILD:-build}
 OUT=experiments/results
 ITERS=${ITERS:-10}
 WARMUP=${WARMUP:-3}
+RUNS=${RUNS:-3}
+case $RUNS in '' | *[!0-9]* | 0) echo "bench_real.sh: RUNS must be a positive whole number, got '$RUNS'" >&2; exit 2 ;; esac
 for tool in ddlrun ddl_membw; do
   [ -x "$BUILD/bin/$tool" ] || { echo "bench_real.sh: $BUILD/bin/$tool is missing: build first (make build)" >&2; exit 1; }
 done
@@ -35,10 +38,15 @@ run() {  # run OUTFILE COMMAND...: record the command, then run it into OUTFILE
 { echo "# $(date -u +%Y-%m-%dT%H:%MZ) $(uname -n), $(nproc) cores, $(mpirun --version | head -1)"
   echo "# build: $BUILD, $(grep '^CMAKE_BUILD_TYPE' "$BUILD/CMakeCache.txt" 2>/dev/null || echo 'build type unknown')"
   echo "# transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo none)"
+  echo "# glibc: $(ldd --version | head -1); $(/lib64/ld-linux-x86-64.so.2 --list-tunables 2>/dev/null | grep x86_non_temporal_threshold || echo 'tunables not listed')"
   echo "# load average before: $(cut -d' ' -f1-3 /proc/loadavg)"; } >> "$OUT/bench_real_commands.txt"
-for pages in 4k huge; do
-  run "$OUT/bench_real_memcpy_$pages.csv" "$BUILD/bin/ddl_membw" -b 1K -e 256M -n 20 --pages "$pages"
-done
+# memcpy with glibc's switch to non-temporal stores turned off (its x86_non_temporal_threshold,
+# 181.5 MiB on this machine): regular stores at every size, as every copy and reduction of an
+# allreduce here makes them.
+echo "GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0xfffffffffff $BUILD/bin/ddl_membw -b 64M -e 256M -n 20 > $OUT/bench_real_memcpy_regular_stores.csv" \
+  >> "$OUT/bench_real_commands.txt"
+GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0xfffffffffff "$BUILD/bin/ddl_membw" -b 64M -e 256M -n 20 \
+  > "$OUT/bench_real_memcpy_regular_stores.csv"
 # Two copiers at once over the large sizes (each its own buffers), as two ranks' copies are.
 echo "$BUILD/bin/ddl_membw -b 64M -e 256M -n 20 (two at once) > $OUT/bench_real_memcpy_concurrent.csv" \
   >> "$OUT/bench_real_commands.txt"
@@ -51,31 +59,46 @@ wait "$first"  # its own status: a failed copier stops the script (set -e)
 paste -d, "$copies/0.csv" "$copies/1.csv" | awk -F, 'NR == 1 { print "size,copier0_gbs,copier1_gbs,aggregate_gbs"; next }
   { printf "%s,%s,%s,%.3f\n", $1, $2, $4, $2 + $4 }' > "$copies/concurrent.csv"
 mv "$copies/concurrent.csv" "$OUT/bench_real_memcpy_concurrent.csv"
-for pages in 4k huge; do
-  for ranks in 2 4; do
-    run "$OUT/bench_real_${pages}_${ranks}ranks.csv" $MPIRUN -np "$ranks" "$BUILD/bin/ddlrun" \
-      --algo auto,direct,ring --pages "$pages" -b 1K -e 256M -f 4 -n "$ITERS" -w "$WARMUP" \
-      --baseline mpi --format csv
+for r in $(seq 1 "$RUNS"); do
+  for pages in 4k huge; do
+    run "$OUT/bench_real_memcpy_$pages.run$r.csv" "$BUILD/bin/ddl_membw" -b 1K -e 256M -n 20 --pages "$pages"
+    for ranks in 2 4; do
+      run "$OUT/bench_real_${pages}_${ranks}ranks.run$r.csv" $MPIRUN -np "$ranks" "$BUILD/bin/ddlrun" \
+        --algo auto,direct,ring --pages "$pages" -b 1K -e 256M -f 4 -n "$ITERS" -w "$WARMUP" \
+        --baseline mpi --format csv
+    done
   done
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/bench_real_commands.txt"
 
-/usr/bin/python3 - "$OUT" > "$OUT/bench_real_summary.txt" <<'PY'
-import csv, sys
-out = sys.argv[1]
-print("busbw of ddlrun over MPI_Allreduce's on the same buffers (>= 1: as fast or faster), and over")
-print("memcpy's GB/s on the same kind of buffers (one copier)")
+/usr/bin/python3 - "$OUT" "$RUNS" > "$copies/summary.txt" <<'PY'
+import csv, statistics, sys
+out, runs = sys.argv[1], int(sys.argv[2])
+
+def spread(values):
+    return f"{statistics.median(values):5.2f} {min(values):5.2f}-{max(values):<5.2f}"
+
+print(f"busbw of ddlrun over MPI_Allreduce's on the same buffers (>= 1: as fast or faster), and over")
+print(f"memcpy's GB/s on the same kind of buffers (one copier), each ratio taken within one run:")
+print(f"median over {runs} runs, then min-max. busbw: the median run's GB/s.")
 for pages in ("4k", "huge"):
-    memcpy = {int(r["size"]): float(r["memcpy_gbs"])
-              for r in csv.DictReader(open(f"{out}/bench_real_memcpy_{pages}.csv"))}
+    ratios = {}  # (ranks, size, algo) -> ([vs mpi], [vs memcpy], [busbw])
+    for r in range(1, runs + 1):
+        memcpy = {int(m["size"]): float(m["memcpy_gbs"])
+                  for m in csv.DictReader(open(f"{out}/bench_real_memcpy_{pages}.run{r}.csv"))}
+        for ranks in (2, 4):
+            for row in csv.DictReader(open(f"{out}/bench_real_{pages}_{ranks}ranks.run{r}.csv")):
+                size, bus = int(row["size"]), float(row["busbw_gbs"])
+                mpi = float(row["mpi_busbw_gbs"] or "nan")
+                k = ratios.setdefault((ranks, size, row["algo"]), ([], [], []))
+                k[0].append(bus / mpi)
+                k[1].append(bus / memcpy.get(size, float("nan")))
+                k[2].append(bus)
     print()
     print(f"{pages} pages")
-    print(f"{'ranks':>5} {'size':>10} {'algo':>6} {'busbw':>8} {'mpi':>8} {'vs mpi':>7} {'memcpy':>8} {'vs memcpy':>9}")
-    for ranks in (2, 4):
-        for r in csv.DictReader(open(f"{out}/bench_real_{pages}_{ranks}ranks.csv")):
-            size, bus, mpi = int(r["size"]), float(r["busbw_gbs"]), float(r["mpi_busbw_gbs"] or "nan")
-            mc = memcpy.get(size, float("nan"))
-            print(f"{ranks:>5} {size:>10} {r['algo']:>6} {bus:8.3f} {mpi:8.3f} {bus / mpi:7.2f} {mc:8.2f} {bus / mc:9.2f}")
+    print(f"{'ranks':>5} {'size':>10} {'algo':>6} {'busbw':>7}   {'vs mpi (range)':<17} {'vs memcpy (range)':<17}")
+    for (ranks, size, algo), (vs_mpi, vs_memcpy, bus) in ratios.items():
+        print(f"{ranks:>5} {size:>10} {algo:>6} {statistics.median(bus):7.3f}   {spread(vs_mpi):<17} {spread(vs_memcpy):<17}")
 # The memory-traffic bounds of a 2-rank allreduce of N bytes (busbw = N / t). A copy of n bytes
 # moves 2n through memory (read, write), so two copiers at once move 2 x aggregate_gbs. With
 # one-sided copies in cache-sized chunks (direct) each rank reads its half and the peer's,
@@ -84,12 +107,33 @@ for pages in ("4k", "huge"):
 # Through two-sided messages into scratch of a whole half (ring), the reduce-scatter also writes
 # and reads the scratch, and the allgather reads the peer's half and writes it: 7N.
 print()
-print("memory-traffic bounds of a 2-rank allreduce's busbw (two copiers at once, one per core, 4k pages):")
-memcpy = {int(r["size"]): float(r["memcpy_gbs"]) for r in csv.DictReader(open(f"{out}/bench_real_memcpy_4k.csv"))}
+print("memcpy as is and with regular stores only (glibc's non-temporal switch off), GB/s, and the")
+print("2-rank direct busbw (median run) over the latter:")
+regular = {int(r["size"]): float(r["memcpy_gbs"]) for r in csv.DictReader(open(f"{out}/bench_real_memcpy_regular_stores.csv"))}
+medians = {}
+for pages in ("4k", "huge"):
+    for r in range(1, runs + 1):
+        for row in csv.DictReader(open(f"{out}/bench_real_{pages}_2ranks.run{r}.csv")):
+            if row["algo"] == "direct":
+                medians.setdefault((pages, int(row["size"])), []).append(float(row["busbw_gbs"]))
+        for m in csv.DictReader(open(f"{out}/bench_real_memcpy_{pages}.run{r}.csv")):
+            medians.setdefault(("memcpy " + pages, int(m["size"])), []).append(float(m["memcpy_gbs"]))
+print(f"{'size':>10} {'memcpy':>7} {'regular':>7} {'direct 4k':>9} {'/ regular':>9} {'direct huge':>11} {'/ regular':>9}")
+for size, reg in sorted(regular.items()):
+    if ("4k", size) not in medians:
+        continue  # a size the sweep has no row for
+    d4, dh = statistics.median(medians[("4k", size)]), statistics.median(medians[("huge", size)])
+    mc = statistics.median(medians[("memcpy 4k", size)])
+    print(f"{size:>10} {mc:7.2f} {reg:7.2f} {d4:9.2f} {d4 / reg:9.2f} {dh:11.2f} {dh / reg:9.2f}")
+print()
+print("memory-traffic bounds of a 2-rank allreduce's busbw (two copiers at once, one per core, 4k pages;")
+print("/ memcpy: over run 1's single copier):")
+memcpy = {int(r["size"]): float(r["memcpy_gbs"]) for r in csv.DictReader(open(f"{out}/bench_real_memcpy_4k.run1.csv"))}
 print(f"{'size':>10} {'aggregate':>9} {'4N':>7} {'/ memcpy':>8} {'5N':>7} {'/ memcpy':>8} {'7N':>7} {'/ memcpy':>8}")
 for r in csv.DictReader(open(f"{out}/bench_real_memcpy_concurrent.csv")):
     size, agg = int(r["size"]), float(r["aggregate_gbs"])
     traffic, mc = 2 * agg, memcpy.get(size, float("nan"))
     print(f"{size:>10} {agg:9.2f}" + "".join(f" {traffic / k:7.2f} {traffic / k / mc:8.2f}" for k in (4, 5, 7)))
 PY
+mv "$copies/summary.txt" "$OUT/bench_real_summary.txt"  # only once it is whole
 cat "$OUT/bench_real_summary.txt"
