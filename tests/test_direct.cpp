@@ -10,9 +10,11 @@
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
 #include "algorithms/forwarding_communicator.hpp"
+#include "loopback/fault_injecting_communicator.hpp"
 #include "loopback/loopback_communicator.hpp"
 
 using namespace ddl;
+using namespace std::chrono_literals;
 
 TEST_CASE("direct cuts a block into whole-element chunks with a shorter last one", "[direct]") {
   CHECK(direct_chunks({100, 10}, 4, 4) == std::vector<Block>{{100, 4}, {104, 4}, {108, 2}});
@@ -145,4 +147,26 @@ TEST_CASE("auto runs direct where the ranks share memory and the size is large",
     });
     CHECK((gets > 0) == direct);
   }
+}
+
+TEST_CASE("a lost closing handshake ends in a timeout naming the peer, not a hang", "[direct]") {
+  // Rank 0's second message to rank 1 (tag 0) is its "done": rank 1 must not return while rank 0
+  // might still write into its buffer, so it waits, and the wait is bounded.
+  CHECK_THROWS_WITH(
+      run_ranks(
+          2,
+          [&](Communicator& inner) {
+            FaultInjectingCommunicator::Faults faults;
+            if (inner.rank() == 0) {
+              faults.drop_peer = 1;
+              faults.drop_nth = 1;
+            }
+            FaultInjectingCommunicator comm(inner, faults);
+            std::vector<float> buf(64, 1.0f);
+            find_algorithm("direct").run(comm, {buf.data(), 256}, DType::float32, ReduceOp::sum,
+                                         {});
+          },
+          0.3s),
+      Catch::Contains("rank 1") && Catch::Contains("recv from peer 0 tag 0 (1 bytes)") &&
+          Catch::Contains("timed out"));
 }
