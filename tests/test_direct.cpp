@@ -152,21 +152,21 @@ TEST_CASE("auto runs direct where the ranks share memory and the size is large",
 TEST_CASE("a lost closing handshake ends in a timeout naming the peer, not a hang", "[direct]") {
   // Rank 0's second message to rank 1 (tag 0) is its "done": rank 1 must not return while rank 0
   // might still write into its buffer, so it waits, and the wait is bounded.
-  CHECK_THROWS_WITH(
-      run_ranks(
-          2,
-          [&](Communicator& inner) {
-            FaultInjectingCommunicator::Faults faults;
-            if (inner.rank() == 0) {
-              faults.drop_peer = 1;
-              faults.drop_nth = 1;
-            }
-            FaultInjectingCommunicator comm(inner, faults);
-            std::vector<float> buf(64, 1.0f);
-            find_algorithm("direct").run(comm, {buf.data(), 256}, DType::float32, ReduceOp::sum,
-                                         {});
-          },
-          0.3s),
-      Catch::Contains("rank 1") && Catch::Contains("recv from peer 0 tag 0 (1 bytes)") &&
-          Catch::Contains("timed out"));
+  CHECK_THROWS_WITH(run_ranks(
+                        2,
+                        [&](Communicator& inner) {
+                          FaultInjectingCommunicator::Faults faults;
+                          if (inner.rank() == 0) {
+                            faults.drop_peer = 1;
+                            faults.drop_nth = 1;
+                          }
+                          FaultInjectingCommunicator comm(inner, faults);
+                          std::vector<float> buf(64, 1.0f);
+                          find_algorithm("direct").run(comm, {buf.data(), 256}, DType::float32,
+                                                       ReduceOp::sum, {});
+                        },
+                        0.3s),
+                    Catch::Contains("rank 1") &&
+                        Catch::Contains("recv from peer 0 tag 0 (1 bytes)") &&
+                        Catch::Contains("timed out"));
 }
