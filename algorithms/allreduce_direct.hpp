@@ -8,10 +8,11 @@
 
 namespace ddl {
 
-// Chunk size when Options::segment_bytes is 0: half of a core's 2 MB-class L2 leaves room for
-// the own bytes the reduction reads beside it. Measured on this project's test machine (4 MB
-// L2): 128-512 KB chunks all within 10 % at 16-256 MB, 2 MB chunks 25-40 % slower
-// (experiments/results/bench_real_direct_chunks.txt).
+// Chunk size when Options::segment_bytes is 0: the chunk and the own bytes the reduction reads
+// beside it stay in a core's cache. Measured on this project's test machine (4 MB of L2 per
+// core; experiments/direct_chunks.sh, results/direct_chunks.txt), 2 ranks at 16-256 MB on both page
+// kinds: 256 KB best in four of six cases and within 2 % of the best in the other two, 128-512 KB
+// within 14 %, 1-2 MB 23-49 % slower.
 constexpr std::size_t kDirectChunkBytes = std::size_t{256} << 10;
 
 // `block` cut into consecutive chunks of `chunk_bytes` (kDirectChunkBytes when 0) rounded down to

@@ -22,6 +22,7 @@
 #include "harness/workload_driver.hpp"
 #include "harness/workload_report.hpp"
 #include "real/bounded_mpi.hpp"
+#include "real/host_pages.hpp"
 #include "real/mpi_communicator.hpp"
 #include "real/mpi_error.hpp"
 
@@ -53,28 +54,27 @@ double world_max(double mine, double timeout_s) {
 // --check: gradients the sum pattern of check_pattern.hpp (small integers, exact in every
 // floating type in any order of the sums), parameters 0; after one iteration the gradients hold
 // the pattern's allreduce and the parameters (0 + the gradients) the same.
-void fill_for_check(std::vector<std::byte>& gradients, std::vector<std::byte>& parameters,
-                    DType dtype, int rank, int ranks) {
-  fill_input(gradients.data(), gradients.size() / dtype_size(dtype), dtype, ReduceOp::sum,
+void fill_for_check(MutView gradients, MutView parameters, DType dtype, int rank, int ranks) {
+  fill_input(gradients.data, gradients.bytes / dtype_size(dtype), dtype, ReduceOp::sum,
              Collective::allreduce, rank, ranks, 0);
-  std::fill(parameters.begin(), parameters.end(), std::byte{0});  // 0 in every floating type
+  if (parameters.bytes) std::memset(parameters.data, 0, parameters.bytes);  // 0 in every type
 }
 
-unsigned long long wrong_elements(const std::vector<std::byte>& gradients,
-                                  const std::vector<std::byte>& parameters, DType dtype, int rank,
+unsigned long long wrong_elements(ConstView gradients, ConstView parameters, DType dtype, int rank,
                                   int ranks) {
-  const std::size_t count = gradients.size() / dtype_size(dtype);
+  const std::size_t count = gradients.bytes / dtype_size(dtype);
   unsigned long long wrong = 0;
-  for (const std::vector<std::byte>* b : {&gradients, &parameters})
+  for (ConstView b : {gradients, parameters})
     wrong +=
-        check_output(b->data(), count, dtype, ReduceOp::sum, Collective::allreduce, rank, ranks, 0)
+        check_output(b.data, count, dtype, ReduceOp::sum, Collective::allreduce, rank, ranks, 0)
             .wrong;
   return wrong;
 }
 
 std::vector<std::string> header_lines(const WorkloadArguments& w,
                                       const harness::IterationPlan& plan, int ranks,
-                                      const Dims& dims, const harness::CommonOptions& common) {
+                                      const Dims& dims, const harness::CommonOptions& common,
+                                      Pages pages) {
   double forward = 0;
   for (double s : plan.forward_s) forward += s;
   char scale[32];
@@ -90,7 +90,8 @@ std::vector<std::string> header_lines(const WorkloadArguments& w,
       "gradient buckets: " + std::to_string(plan.buckets.size()) + " (first " +
           harness::format_size(w.buckets.first_bucket_bytes) + ", then " +
           harness::format_size(w.buckets.bucket_bytes) + "), " + std::string(to_string(w.dtype)) +
-          " gradients, host memory, " + std::to_string(ranks) + " ranks, dims " + dims.to_string() +
+          " gradients, host memory (" + to_string(pages) + " pages), " + std::to_string(ranks) +
+          " ranks, dims " + dims.to_string() +
           ", two MPI communicators per rank (compute and comm threads)",
       "effects (harness/training_effects.hpp): " + w.effects.describe(),
       "time: median of " + std::to_string(common.iters) + " iterations after " +
@@ -173,15 +174,18 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
     algos.push_back(&a);
   }
   // Zeros stay zeros under sums, so timed iterations never grow the values (no overflow).
-  std::vector<std::byte> gradients(plan.gradient_bytes, std::byte{0});
-  std::vector<std::byte> parameters(plan.gradient_bytes, std::byte{0});
+  // In the pages --pages asks for, as a sweep's buffers.
+  const HostBuffer gradient_memory(plan.gradient_bytes, setup.pages);
+  const HostBuffer parameter_memory(plan.gradient_bytes, setup.pages);
+  const MutView gradients{gradient_memory.data(), plan.gradient_bytes};
+  const MutView parameters{parameter_memory.data(), plan.gradient_bytes};
 
   harness::StreamConfig config;
   config.plan = &plan;
   config.options = harness::algorithm_options(common, dims);
   config.dtype = w.dtype;
-  config.gradients = MutView{gradients.data(), plan.gradient_bytes};
-  config.parameters = MutView{parameters.data(), plan.gradient_bytes};
+  config.gradients = gradients;
+  config.parameters = parameters;
   // The effects are emulated here as on the simulator (a jittered busy-wait, a longer one while
   // this rank's allreduce runs, a sleep before each bucket): what the model adds can be run for
   // real, on top of whatever the machine adds by itself.
@@ -232,7 +236,7 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
   }
   if (rank == 0)
     harness::write_workload_report(std::cout, common.format, rows,
-                                   header_lines(w, plan, size, dims, common));
+                                   header_lines(w, plan, size, dims, common, setup.pages));
   return 0;
 }
 

@@ -131,6 +131,12 @@ struct Platform {
 // The class of a message between hosts at `a` and `b`.
 MessageClass message_class(const HostPlace& a, const HostPlace& b);
 
+// Throws InvalidArgument naming a pair of ranks that do not share memory when one of `algos`
+// needs ranks that all do (Algorithm::needs_shared_memory): ranks of two nodes, or any two of a
+// platform without places (SimCommunicator::shares_memory_with). Checked before any actor
+// runs, so the error leaves the simulation as one message.
+void require_shared_memory(const Platform& platform, const std::vector<std::string>& algos);
+
 // The peer-read factor of a message of `bytes` from rank `src` to rank `dst`: factor_at of
 // peer_read_factors inside a node (or without places), 1 between nodes, where the network, not
 // where the receiver's cache lines are, sets a message's pace.

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "algorithms/error.hpp"
+#include "algorithms/registry.hpp"
 #include "calibrate/platform_properties.hpp"
 
 namespace ddl::sim {
@@ -127,6 +128,23 @@ void install_class_factor_callbacks(simgrid::kernel::resource::NetworkModelIntf&
              piece_time(lat[c], bw[c], size, *footprint, route_latency, bottleneck).transfer /
              bottleneck;
     });
+}
+
+void require_shared_memory(const Platform& platform, const std::vector<std::string>& algos) {
+  for (const std::string& name : algos) {
+    if (!find_algorithm(name).needs_shared_memory || platform.ranks() < 2) continue;
+    int other = 1;  // without places no two ranks share memory
+    if (!platform.places.empty()) {
+      other = 0;
+      for (int r = 1; r < platform.ranks() && other == 0; ++r)
+        if (platform.places[static_cast<std::size_t>(r)].node != platform.places.front().node)
+          other = r;
+      if (other == 0) continue;  // one node
+    }
+    throw InvalidArgument(name.substr(0, name.find(':')) + ": ranks 0 and " +
+                          std::to_string(other) +
+                          " do not share memory (direct runs among the ranks of one node)");
+  }
 }
 
 MessageClass message_class(const HostPlace& a, const HostPlace& b) {

@@ -259,6 +259,7 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
   WorkloadRunConfig config;
   config.plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
   config.algos = harness::runnable_algorithms(common, false);  // as ddlsim's sweep: no direct
+  require_shared_memory(platform, config.algos);
   config.options = harness::algorithm_options(common, dims);
   config.options.cost = platform_costs(platform, dims);
   config.effects = a.effects;
