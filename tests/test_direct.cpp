@@ -4,6 +4,8 @@
 // algorithm.
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <exception>
+#include <string>
 #include <vector>
 
 #include "algorithms/allreduce_direct.hpp"
@@ -29,8 +31,33 @@ TEST_CASE("direct cuts a block into whole-element chunks with a shorter last one
   CHECK(chunks[3] == Block{3 * kDirectChunkBytes, 4});
 }
 
+namespace {
+
+// The message of what `call` throws, or "" (ranks are threads: Catch's checks stay on the main
+// thread, so each rank records what it saw).
+template <class Call>
+std::string thrown(Call&& call) {
+  try {
+    call();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct Seen {
+  bool shares_peer = false, shares_self = true;
+  unsigned char got[3] = {};
+  std::string outside_get, outside_put;
+  unsigned char first = 0;
+};
+
+}  // namespace
+
 TEST_CASE("loopback get and put copy byte ranges of a peer's buffer", "[direct][loopback]") {
-  run_ranks(2, [](Communicator& comm) {
+  std::vector<Seen> seen(2);
+  run_ranks(2, [&](Communicator& comm) {
+    Seen& me = seen[static_cast<std::size_t>(comm.rank())];
     std::vector<unsigned char> mine(8, static_cast<unsigned char>(10 * (comm.rank() + 1)));
     const MemoryHandle h = comm.handle({mine.data(), mine.size()});
     MemoryHandle theirs;
@@ -38,18 +65,11 @@ TEST_CASE("loopback get and put copy byte ranges of a peer's buffer", "[direct][
     Request r[2] = {comm.irecv(peer, {&theirs, sizeof theirs}, 0),
                     comm.isend(peer, {&h, sizeof h}, 0)};
     comm.wait_all(r);
-    CHECK(comm.shares_memory_with(peer));
-    CHECK_FALSE(comm.shares_memory_with(comm.rank()));
-    unsigned char got[3] = {};
-    comm.get(peer, theirs, 5, {got, 3});
-    CHECK(got[0] == 10 * (peer + 1));
-    CHECK(got[2] == 10 * (peer + 1));
-    CHECK_THROWS_WITH(
-        comm.get(peer, theirs, 6, {got, 3}),
-        "get: bytes [6, 9) are outside peer " + std::to_string(peer) + "'s buffer of 8 bytes");
-    CHECK_THROWS_WITH(
-        comm.put(peer, theirs, 9, {got, 0}),
-        "put: bytes [9, 9) are outside peer " + std::to_string(peer) + "'s buffer of 8 bytes");
+    me.shares_peer = comm.shares_memory_with(peer);
+    me.shares_self = comm.shares_memory_with(comm.rank());
+    comm.get(peer, theirs, 5, {me.got, 3});
+    me.outside_get = thrown([&] { comm.get(peer, theirs, 6, {me.got, 3}); });
+    me.outside_put = thrown([&] { comm.put(peer, theirs, 9, {me.got, 0}); });
     // Rank 0 writes into rank 1's first byte, then both meet again before rank 1 reads it.
     if (comm.rank() == 0) {
       const unsigned char seven = 7;
@@ -58,8 +78,23 @@ TEST_CASE("loopback get and put copy byte ranges of a peer's buffer", "[direct][
     unsigned char token = 0;
     Request s[2] = {comm.irecv(peer, {&token, 1}, 1), comm.isend(peer, {&token, 1}, 1)};
     comm.wait_all(s);
-    if (comm.rank() == 1) CHECK(mine[0] == 7);
+    me.first = mine[0];
   });
+  for (int rank : {0, 1}) {
+    const Seen& me = seen[static_cast<std::size_t>(rank)];
+    const int peer = 1 - rank;
+    INFO("rank " << rank);
+    CHECK(me.shares_peer);
+    CHECK_FALSE(me.shares_self);
+    CHECK(me.got[0] == 10 * (peer + 1));
+    CHECK(me.got[2] == 10 * (peer + 1));
+    CHECK(me.outside_get ==
+          "get: bytes [6, 9) are outside peer " + std::to_string(peer) + "'s buffer of 8 bytes");
+    CHECK(me.outside_put ==
+          "put: bytes [9, 9) are outside peer " + std::to_string(peer) + "'s buffer of 8 bytes");
+  }
+  CHECK(seen[0].first == 10);
+  CHECK(seen[1].first == 7);
 }
 
 namespace {
@@ -139,12 +174,14 @@ TEST_CASE("auto runs direct where the ranks share memory and the size is large",
        {std::tuple{4, std::size_t{1} << 20, true}, std::tuple{2, std::size_t{8}, false}}) {
     INFO(ranks << " ranks, " << bytes << " bytes");
     std::atomic<int> gets{0};
+    std::vector<float> first(static_cast<std::size_t>(ranks));
     run_ranks(ranks, [&](Communicator& comm) {
       CountingGets counting(comm, gets);
       std::vector<float> buf(bytes / sizeof(float), 1.0f);
       find_algorithm("auto").run(counting, {buf.data(), bytes}, DType::float32, ReduceOp::sum, {});
-      CHECK(buf.front() == static_cast<float>(ranks));
+      first[static_cast<std::size_t>(comm.rank())] = buf.front();
     });
+    CHECK(first == std::vector<float>(static_cast<std::size_t>(ranks), static_cast<float>(ranks)));
     CHECK((gets > 0) == direct);
   }
 }
