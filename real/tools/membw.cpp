@@ -14,6 +14,20 @@
 #include "harness/sizes.hpp"
 #include "real/host_pages.hpp"
 
+// -n's value: a whole number, or one message naming what was given (std::stoi says only "stoi").
+int parse_iters(const std::string& text) {
+  std::size_t used = 0;
+  int n = 0;
+  try {
+    n = std::stoi(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size())
+    throw ddl::InvalidArgument("-n takes a whole number of copies, got '" + text + "'");
+  return n;
+}
+
 int main(int argc, char** argv) {
   try {
     std::size_t lo = 1 << 20, hi = std::size_t{256} << 20;
@@ -30,7 +44,7 @@ int main(int argc, char** argv) {
       else if (a == "-e")
         hi = ddl::harness::parse_size(argv[++i]);
       else if (a == "-n")
-        iters = std::stoi(argv[++i]);
+        iters = parse_iters(argv[++i]);
       else if (a == "--pages")
         pages = ddl::parse_pages(argv[++i]);
       else
