@@ -6,6 +6,7 @@
 #include <string>
 
 #include "algorithms/error.hpp"
+#include "real/bounded_mpi.hpp"
 #include "real/bounded_wait.hpp"
 #include "real/mpi_error.hpp"
 
@@ -31,6 +32,7 @@ void wait_named(MpiCommunicator& comm, std::vector<MPI_Request>& requests,
         check_mpi(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
                               MPI_STATUSES_IGNORE),
                   std::string("MPI_Testall (") + what + ")");
+        if (!done) answer_ping();  // rank 0 may be asking who is still here (main's Timeout)
         return done != 0;
       },
       timeout,

@@ -36,6 +36,8 @@ using json = nlohmann::ordered_json;
 namespace {
 
 constexpr double kMaxTimeout = 1e6;
+// How long rank 0 waits for the other ranks to answer after a timeout (unresponsive_ranks).
+constexpr double kAnswerGrace = 2.0;
 
 struct Args {
   std::string output, report;
@@ -298,6 +300,12 @@ int main(int argc, char** argv) {
   double finalize_bound = 120;
   try {
     rc = run(argc, argv, finalize_bound);
+  } catch (const Timeout& e) {
+    // A wait ran out, perhaps on a rank that itself waits on a stopped one: ask which ranks are
+    // still there, so the message names the one that is not (as ddlrun does). Rank 0 may then
+    // be in a control wait, whose bound (--timeout + 2 margins) is finalize_bound's.
+    const std::string who = unresponsive_ranks(MPI_COMM_WORLD, kAnswerGrace, finalize_bound);
+    abort_world("ddlcalibrate", std::string(e.what()) + "; " + who, 1);
   } catch (const std::exception& e) {
     abort_world("ddlcalibrate", e.what(), 1);
   }

@@ -42,14 +42,6 @@ MPI_Request g_ping = MPI_REQUEST_NULL;
 int g_ping_buffer = 0;
 MPI_Request g_pong = MPI_REQUEST_NULL;
 
-void answer_ping() {
-  if (g_ping == MPI_REQUEST_NULL) return;
-  int done = 0;
-  if (MPI_Test(&g_ping, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done) return;
-  g_ping = MPI_REQUEST_NULL;
-  MPI_Isend(&g_rank, 1, MPI_INT, 0, kReportTag, g_world, &g_pong);
-}
-
 unsigned long long host_hash() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
@@ -78,6 +70,14 @@ char process_state(int pid) {
 }
 
 }  // namespace
+
+void answer_ping() {
+  if (g_ping == MPI_REQUEST_NULL) return;
+  int done = 0;
+  if (MPI_Test(&g_ping, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS || !done) return;
+  g_ping = MPI_REQUEST_NULL;
+  MPI_Isend(&g_rank, 1, MPI_INT, 0, kReportTag, g_world, &g_pong);
+}
 
 void wait_bounded(MPI_Request& req, MPI_Comm comm, double timeout_s, const std::string& what,
                   bool quiet) {
@@ -139,7 +139,7 @@ std::string stopped_ranks_on_this_node() {
   return found;
 }
 
-std::string unresponsive_ranks(MPI_Comm world, double grace_s) {
+std::string unresponsive_ranks(MPI_Comm world, double grace_s, double rank0_late_s) {
   int size = 1;
   MPI_Comm_size(world, &size);
   const int rank = world_rank(world);
@@ -162,10 +162,11 @@ std::string unresponsive_ranks(MPI_Comm world, double grace_s) {
     MPI_Request sent = MPI_REQUEST_NULL, got = MPI_REQUEST_NULL;
     MPI_Isend(&here, 1, MPI_INT, 0, kReportTag, world, &sent);
     MPI_Irecv(verdict, sizeof verdict, MPI_CHAR, 0, kVerdictTag, world, &got);
-    for (const auto deadline = until(grace_s + 1); clock::now() < deadline; nap())
+    const double patience = rank0_late_s + grace_s + 1;
+    for (const auto deadline = until(patience); clock::now() < deadline; nap())
       if (test(got)) return std::string(verdict, strnlen(verdict, sizeof verdict));
     std::string local = stopped_ranks_on_this_node();
-    return "rank 0 did not answer within " + seconds_text(grace_s + 1) +
+    return "rank 0 did not answer within " + seconds_text(patience) +
            " s: it is stopped, stuck or gone" + (local.empty() ? "" : " (" + local + ")");
   }
   std::vector<int> reports(static_cast<std::size_t>(size), -1);

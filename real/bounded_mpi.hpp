@@ -41,8 +41,15 @@ std::string stopped_ranks_on_this_node();
 // Collective-ish, after a Timeout on any rank: each rank reports to rank 0 within grace_s; rank
 // 0 names the ranks that did not report and tells the others. Returns the sentence to add to the
 // error ("rank 2 did not answer within 2 s: it is stopped, stuck or gone"). Never hangs: every
-// wait is bounded by grace_s (rank 0) or grace_s + 1 s (the others, who then name rank 0).
-std::string unresponsive_ranks(MPI_Comm world, double grace_s);
+// wait is bounded by grace_s (rank 0) or rank0_late_s + grace_s + 1 s (the others, who then
+// name rank 0). rank0_late_s: how much later than another rank rank 0 may time out, when its
+// own waits have longer bounds (ddlcalibrate's control messages).
+std::string unresponsive_ranks(MPI_Comm world, double grace_s, double rank0_late_s = 0);
+
+// For a long wait's polling loop on a rank other than 0: answers rank 0's "are you there?" of
+// unresponsive_ranks, so a rank that only waits, with a longer bound, is not named as stopped.
+// wait_bounded calls it; a tool's own waits call it too. Does nothing before record_ranks.
+void answer_ping();
 
 // Ends the process (message on stderr, exit status 1) when the guarded call outlives
 // timeout_s. The message names `what` (a string literal: it is kept), this rank and the ranks
