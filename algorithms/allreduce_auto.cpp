@@ -4,8 +4,9 @@
 // plan.hpp) the plan's algorithm string for the size is run instead. Without machine figures
 // (Options::cost empty) the choice is made for a uniform network: every dimension 1 us and
 // 10 GB/s, reduction at 100 GB/s — which then depends only on p, the grid and S — and where
-// this rank shares memory with every other (one node), marked so (`direct` is then a candidate).
-// Given figures say it themselves (LinkCost::shared_memory).
+// this rank shares memory with every other (one node), marked so (`direct` is then a candidate),
+// with the messages the transport sends by rendezvous one α dearer (Communicator::eager_limit,
+// the same on every rank). Given figures say it themselves (LinkCost::shared_memory).
 //
 // Cost: that of the chosen algorithm (the plan's, with a plan).
 #include <functional>
@@ -37,7 +38,8 @@ struct ChoiceKey {
     auto same_links = [&] {
       for (std::size_t i = 0; i < links.size(); ++i)
         if (links[i].alpha != o.links[i].alpha || links[i].beta != o.links[i].beta ||
-            links[i].shared_memory != o.links[i].shared_memory)
+            links[i].shared_memory != o.links[i].shared_memory ||
+            links[i].rendezvous_bytes != o.links[i].rendezvous_bytes)
           return false;
       return true;
     };
@@ -58,7 +60,8 @@ struct ChoiceKeyHash {
     mix(std::hash<double>{}(k.gamma));
     for (IntraMethod m : k.methods) mix(static_cast<std::size_t>(m));
     for (const LinkCost& l : k.links)
-      mix(std::hash<double>{}(l.alpha) ^ std::hash<double>{}(l.beta) ^ l.shared_memory);
+      mix(std::hash<double>{}(l.alpha) ^ std::hash<double>{}(l.beta) ^ l.shared_memory ^
+          (l.rendezvous_bytes << 1));
     return h;
   }
 };
@@ -112,7 +115,7 @@ void allreduce_auto(Communicator& comm, MutView buf, DType type, ReduceOp op, co
     return;
   }
   CostParams costs = uniform_costs(dims);
-  if (shares_memory_with_all(comm)) mark_shared_memory(costs);
+  if (shares_memory_with_all(comm)) mark_shared_memory(costs, comm.eager_limit());
   choose(dims, costs, buf.bytes, opts).run(comm, buf, type, op, opts);
 }
 

@@ -113,7 +113,9 @@ double allreduce_direct_cost(const CostQuery& q) {
   const double p = q.dims.rank_count(), s = static_cast<double>(q.bytes);
   // The node's link class: the outermost (with one node, every dimension is inside it).
   const LinkCost& link = q.params.per_dim.back();
-  return 2 * link.alpha + 2 * (p - 1) / p * s * link.beta + (p - 1) / p * s * q.params.gamma;
+  // The handshakes' messages: a handle each, then one byte.
+  const double handshakes = link.latency(sizeof(MemoryHandle)) + link.latency(1);
+  return handshakes + 2 * (p - 1) / p * s * link.beta + (p - 1) / p * s * q.params.gamma;
 }
 
 }  // namespace ddl

@@ -86,6 +86,11 @@ class Communicator {
     (void)peer, (void)remote, (void)offset, (void)local;
     throw InvalidArgument("this backend has no one-sided access to other ranks' memory");
   }
+  // The message size from which a message to a peer that shares memory goes by rendezvous
+  // (the send completes only once the receiver has copied it and said so), as the transport
+  // reports it; 0 when it is not known or every message goes eagerly. `auto` prices those
+  // messages one α dearer (LinkCost::rendezvous_bytes).
+  virtual std::size_t eager_limit() const { return 0; }
 
   // Modelled computation (workload driver): simulated execution on the simulator, a timed
   // busy period on real hardware. Completes when waited.

@@ -34,13 +34,16 @@ std::string best_allreduce(const Dims& dims, const CostParams& c, std::size_t by
   const CostQuery q = make_query(dims, c, bytes, o, topology);
   bool shared = true;
   for (const LinkCost& link : c.per_dim) shared = shared && link.shared_memory;
+  // A tie goes to the earlier entry of the table, also where two formulas of the same time
+  // round apart (ring's two half-size steps against direct's one sum at p = 2).
+  constexpr double kTie = 1e-9;
   std::string best;
   double best_time = 0;
   for (const Algorithm& a : algorithms()) {
     if (a.collective != Collective::allreduce || a.name == "auto") continue;
     if (a.needs_shared_memory && !shared) continue;
     const double t = dims.rank_count() == 1 || bytes == 0 ? 0 : a.cost(q);
-    if (best.empty() || t < best_time) {
+    if (best.empty() || t < best_time * (1 - kTie)) {
       best = a.name;
       best_time = t;
     }
@@ -54,8 +57,11 @@ bool shares_memory_with_all(const Communicator& comm) {
   return true;
 }
 
-void mark_shared_memory(CostParams& params) {
-  for (LinkCost& link : params.per_dim) link.shared_memory = true;
+void mark_shared_memory(CostParams& params, std::size_t eager_limit) {
+  for (LinkCost& link : params.per_dim) {
+    link.shared_memory = true;
+    link.rendezvous_bytes = eager_limit;
+  }
 }
 
 CostParams uniform_costs(const Dims& dims) {

@@ -39,8 +39,9 @@ std::string best_allreduce(const Dims& dims, const CostParams& params, std::size
 // Whether `comm` reaches the memory of every other rank (Communicator::shares_memory_with): its
 // ranks are one node. Sharing is per node, so the first peer that does not share ends the search.
 bool shares_memory_with_all(const Communicator& comm);
-// Every link class of `params` marked as shared memory (LinkCost::shared_memory).
-void mark_shared_memory(CostParams& params);
+// Every link class of `params` marked as shared memory (LinkCost::shared_memory), its messages
+// of at least `eager_limit` bytes priced as rendezvous (LinkCost::rendezvous_bytes; 0: none).
+void mark_shared_memory(CostParams& params, std::size_t eager_limit = 0);
 
 // The figures `auto` assumes when it is given none: every dimension 1 us and 10 GB/s,
 // reduction at 100 GB/s.

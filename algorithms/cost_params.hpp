@@ -2,6 +2,7 @@
 // Options can carry them (the `auto` algorithm and the model column read them).
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <vector>
 
@@ -13,6 +14,17 @@ struct LinkCost {
   // Ranks that differ in this class reach each other's memory (Communicator::get/put): the
   // ranks of one node. `auto` weighs `direct` only where every class is.
   bool shared_memory = false;
+  // Messages of at least this many bytes go by rendezvous: the send completes only after the
+  // receiver has matched it, copied it and acknowledged it, one more α than an eager message
+  // (Open MPI's shared-memory transport above its eager limit, Communicator::eager_limit).
+  // 0: every message pays α once.
+  std::size_t rendezvous_bytes = 0;
+
+  // α of one message of `bytes`.
+  double latency(double bytes) const {
+    return rendezvous_bytes != 0 && bytes >= static_cast<double>(rendezvous_bytes) ? 2 * alpha
+                                                                                   : alpha;
+  }
 };
 
 struct CostParams {

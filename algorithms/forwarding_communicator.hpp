@@ -44,6 +44,7 @@ class ForwardingCommunicator : public Communicator {
   void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override {
     inner_.put(peer, remote, offset, local);
   }
+  std::size_t eager_limit() const override { return inner_.eager_limit(); }
   Request compute(double seconds) override { return inner_.compute(seconds); }
   void set_phase(const char* phase, int dimension) override { inner_.set_phase(phase, dimension); }
   bool extrapolates_steps() const override { return inner_.extrapolates_steps(); }

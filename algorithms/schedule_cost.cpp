@@ -422,9 +422,9 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
           const LinkCost l =
               c.message ? c.message(d, bytes) : c.per_dim[static_cast<std::size_t>(d)];
           ClassLoad& in = load[static_cast<std::size_t>(classes + d)];
-          in.alpha = std::max(in.alpha, l.alpha);
+          in.alpha = std::max(in.alpha, l.latency(bytes));
           in.transfer += bytes * l.beta;
-          in.lone = std::max(in.lone, factor * (l.alpha + bytes * l.beta));
+          in.lone = std::max(in.lone, factor * (l.latency(bytes) + bytes * l.beta));
         }
         for (const Transfer& x : s[t].sends) {
           if (x.bytes == 0) continue;
@@ -435,7 +435,7 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
           const LinkCost l =
               c.message ? c.message(d, bytes) : c.per_dim[static_cast<std::size_t>(d)];
           ClassLoad& out = load[static_cast<std::size_t>(d)];
-          out.alpha = std::max(out.alpha, l.alpha);
+          out.alpha = std::max(out.alpha, l.latency(bytes));
           out.transfer += bytes * l.beta;
         }
       }

@@ -172,7 +172,7 @@ int online_cores() {
 std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& layout,
                                       const Dims& dims, int ranks, const std::string& transport,
                                       const std::optional<std::string>& no_baseline,
-                                      bool shared_memory) {
+                                      bool shared_memory, std::size_t eager_limit) {
   std::vector<std::string> h;
   h.push_back(
       "ddlrun: " + std::to_string(ranks) + " ranks (" + std::to_string(layout.ranks_per_node) +
@@ -189,15 +189,21 @@ std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& l
   if (a.baseline_mpi && no_baseline)
     h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
   // ddlrun knows no machine figures, so without a plan auto ranks the algorithms for a uniform
-  // network, whose links are shared memory where every rank reaches every other's (one node).
+  // network, whose links are shared memory where every rank reaches every other's (one node);
+  // there the transport's own eager limit says which messages pay a rendezvous.
   if (a.common.plan_file) {
     h.push_back("auto runs the plan file " + *a.common.plan_file);
   } else {
     CostParams costs = uniform_costs(dims);
-    if (shared_memory) mark_shared_memory(costs);
-    const std::string picks = harness::auto_choices(
-        a.common.algos, a.common.sizes, dims, costs, harness::algorithm_options(a.common, dims),
-        shared_memory ? "uniform network, shared memory" : "uniform network");
+    if (shared_memory) mark_shared_memory(costs, eager_limit);
+    const std::string figures = !shared_memory ? "uniform network"
+                                : eager_limit == 0
+                                    ? "uniform network, shared memory"
+                                    : "uniform network, shared memory, messages from " +
+                                          harness::format_size(eager_limit) + " by rendezvous";
+    const std::string picks =
+        harness::auto_choices(a.common.algos, a.common.sizes, dims, costs,
+                              harness::algorithm_options(a.common, dims), figures);
     if (!picks.empty()) h.push_back(picks);
   }
   return h;
@@ -306,7 +312,7 @@ int run(int argc, char** argv) {
   }
   std::vector<std::string> header =
       header_lines(args, layout, dims, size, backend->transport_name(), no_baseline,
-                   shares_memory_with_all(backend->comm()));
+                   shares_memory_with_all(backend->comm()), backend->comm().eager_limit());
   if (args.trace)
     header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
                      std::to_string(clock.max_uncertainty_s * 1e6) +

@@ -14,6 +14,7 @@
 #include "real/bounded_mpi.hpp"
 #include "real/bounded_wait.hpp"
 #include "real/cross_memory.hpp"
+#include "real/mpi_control_variable.hpp"
 #include "real/mpi_error.hpp"
 
 namespace ddl {
@@ -57,6 +58,14 @@ MpiCommunicator::MpiCommunicator(MPI_Comm comm, double timeout_s)
   check_mpi(MPI_Comm_get_attr(comm_, MPI_TAG_UB, &tag_ub, &found), "MPI_Comm_get_attr(MPI_TAG_UB)");
   if (found) max_tag_ = *static_cast<int*>(tag_ub);
   peer_pids_ = cross_memory_peers(comm_, timeout_s);
+  // Every rank must price alike (auto's choice is made on each), so the ranks agree on the
+  // smallest; a rank that does not know it (no peer on its node) makes it 0 for all.
+  bool shares = false;
+  for (int pid : peer_pids_) shares = shares || pid != 0;
+  unsigned long long limit = shares ? mpi_control_variable("btl_vader_eager_limit").value_or(0) : 0;
+  bounded_allreduce(&limit, 1, MPI_UNSIGNED_LONG_LONG, MPI_MIN, comm_, timeout_s,
+                    "the agreement on the shared-memory eager limit");
+  eager_limit_ = static_cast<std::size_t>(limit);
 }
 
 bool MpiCommunicator::shares_memory_with(int peer) const {

@@ -48,6 +48,9 @@ class MpiCommunicator : public Communicator {
   MemoryHandle handle(MutView buffer) override;
   void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
   void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
+  // Open MPI's shared-memory transport's (btl_vader_eager_limit, read through MPI_T), the
+  // smallest over the ranks, where the ranks share memory; else 0.
+  std::size_t eager_limit() const override { return eager_limit_; }
 
   // Non-blocking completion check of an isend/irecv/compute request: true (and r reset) when
   // done. Errors (size mismatch, MPI failure) throw. For backends layered on this one.
@@ -102,6 +105,7 @@ class MpiCommunicator : public Communicator {
   std::vector<std::uint32_t> free_slots_;
   ScratchPool scratch_;
   std::vector<int> peer_pids_;  // per rank: its process id where get/put reach it, else 0
+  std::size_t eager_limit_ = 0;
 };
 
 // A barrier over `comm` that cannot hang: a rank that never arrives ends in ddl::Timeout naming

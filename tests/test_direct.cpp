@@ -169,6 +169,35 @@ TEST_CASE(
   CHECK(best_allreduce(Dims::flat(2), two, std::size_t{64} << 10, o) == "rd");
 }
 
+TEST_CASE("messages from the eager limit on pay one more alpha, and direct's handshakes do not",
+          "[direct][cost]") {
+  const Options o;
+  const Dims two = Dims::flat(2);
+  CostParams c = uniform_costs(two);
+  mark_shared_memory(c, 4096);
+  // rd at 2 ranks is one exchange of S bytes: α + S β + S γ, its α doubled from 4096 bytes.
+  for (const auto& [bytes, alphas] :
+       {std::pair{std::size_t{2048}, 1.0}, std::pair{std::size_t{4095}, 1.0},
+        std::pair{std::size_t{4096}, 2.0}, std::pair{std::size_t{64} << 10, 2.0}}) {
+    INFO(bytes << " bytes");
+    const double s = static_cast<double>(bytes);
+    CHECK(model_time("rd", two, c, bytes, o) ==
+          Approx(alphas * 1e-6 + s * 1e-10 + s * 1e-11).epsilon(1e-12));
+    CHECK(model_time("direct", two, c, bytes, o) ==
+          Approx(2e-6 + s * 1e-10 + s / 2 * 1e-11).epsilon(1e-12));
+  }
+  CHECK(best_allreduce(two, c, 2048, o) == "rd");
+  CHECK(best_allreduce(two, c, 4096, o) == "direct");
+  CHECK(best_allreduce(two, c, std::size_t{64} << 10, o) == "direct");
+  // Eager up to 16 KB: at 16 KB ring's two 8 KB steps go eagerly and tie with direct; the tie
+  // goes to direct although the two formulas round apart.
+  mark_shared_memory(c, 16384);
+  CHECK(model_time("ring", two, c, 16384, o) ==
+        Approx(model_time("direct", two, c, 16384, o)).epsilon(1e-12));
+  CHECK(best_allreduce(two, c, 8192, o) == "rd");
+  CHECK(best_allreduce(two, c, 16384, o) == "direct");
+}
+
 TEST_CASE("auto runs direct where the ranks share memory and the size is large", "[direct]") {
   for (const auto& [ranks, bytes, direct] :
        {std::tuple{4, std::size_t{1} << 20, true}, std::tuple{2, std::size_t{8}, false}}) {

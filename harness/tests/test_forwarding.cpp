@@ -42,6 +42,7 @@ class Recorder : public ddl::Communicator {
   }
   void get(int, const ddl::MemoryHandle&, std::size_t, ddl::MutView) override { log("get"); }
   void put(int, const ddl::MemoryHandle&, std::size_t, ddl::ConstView) override { log("put"); }
+  std::size_t eager_limit() const override { return 4321; }
   void set_phase(const char*, int) override { log("set_phase"); }
 
  private:
@@ -67,6 +68,7 @@ void call_everything(ddl::Communicator& c) {
   CHECK(h.owner == 3);
   c.get(1, h, 0, {nullptr, 0});
   c.put(1, h, 0, {nullptr, 0});
+  CHECK(c.eager_limit() == 4321);
   c.set_phase("allgather", 0);
 }
 
