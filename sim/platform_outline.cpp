@@ -3,6 +3,7 @@
 #include <expat.h>
 
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -169,12 +170,17 @@ struct Checker {
       const std::string item = r.substr(start, comma - start);
       start = comma + 1;
       char* end = nullptr;
+      errno = 0;
       const long first = std::strtol(item.c_str(), &end, 10);
       long last = first;
       if (*end == '-') last = std::strtol(end + 1, &end, 10);
-      if (end == item.c_str() || *end != '\0' || last < first || last - first > 1'000'000)
+      // Out of long's range (ERANGE) or reversed: not counted. The difference is taken unsigned,
+      // so a range from a negative number to a large one cannot overflow.
+      if (end == item.c_str() || *end != '\0' || errno == ERANGE || last < first ||
+          static_cast<unsigned long>(last) - static_cast<unsigned long>(first) > 1'000'000)
         return;  // SimGrid's parser reports a bad radical
-      for (long n = first; n <= last; ++n) add_member(prefix + std::to_string(n) + suffix);
+      for (long k = 0; k <= last - first; ++k)
+        add_member(prefix + std::to_string(first + k) + suffix);
     }
   }
 

@@ -1,7 +1,13 @@
 // The outline ddl reads with expat before SimGrid parses a platform (sim/platform_outline.hpp):
 // SimGrid's units, zones and routes, without SimGrid.
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
 
 #include "algorithms/error.hpp"
 #include "sim/platform_outline.hpp"
@@ -77,4 +83,30 @@ TEST_CASE("bad values and duplicate routes are refused naming element and value"
   refused("bad_routing.xml", "routing 'Star' is not one SimGrid 3.32 knows");
   // Not well-formed: left to SimGrid's parser, which raises an exception for it.
   CHECK(ddl::sim::read_platform_outline(fixture("malformed.xml")).zones.empty());
+}
+
+TEST_CASE("cluster radicals at the ends of long's range neither overflow nor loop",
+          "[sim][outline]") {
+  // Found by fuzz_platform_outline (UBSan: n + 1 past LONG_MAX in the loop over a radical's
+  // range). A range ending at LONG_MAX is counted to its end and stops there; a number out of
+  // long's range, or a range wider than long's difference can hold, is not counted.
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("ddl_radical_" + std::to_string(::getpid()) + ".xml"))
+                               .string();
+  const auto outline = [&](const std::string& radical) {
+    {
+      std::ofstream out(path);
+      out << "<?xml version=\"1.0\"?>\n<platform version=\"4.1\">\n  <cluster id=\"c\" "
+             "prefix=\"n-\" "
+             "suffix=\"\" radical=\""
+          << radical << "\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n</platform>\n";
+    }
+    return ddl::sim::read_platform_outline(path).zones.at(0).members;
+  };
+  CHECK(outline("9223372036854775806-9223372036854775807") ==
+        std::vector<std::string>{"n-9223372036854775806", "n-9223372036854775807"});
+  CHECK(outline("99999999999999999999").empty());
+  CHECK(outline("0-1,99999999999999999999") == std::vector<std::string>{"n-0", "n-1"});
+  CHECK(outline("-9223372036854775808-9223372036854775807").empty());
+  std::filesystem::remove(path);
 }
