@@ -7,6 +7,7 @@
 # one pass over the rank's own half. Not a test: it asserts nothing.
 #
 #   experiments/cma_floor.sh            # uses build/bin; BUILD=dir to use another build
+#   SIZE=64M RUNS=5 experiments/cma_floor.sh   # another size (ddl_cma_floor -s), more runs
 #
 # Writes, in experiments/results/: cma_floor_<pages>.runR.csv (pages: 4k, huge),
 # cma_floor_summary.txt and cma_floor_commands.txt (the exact commands, the load before and

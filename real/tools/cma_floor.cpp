@@ -32,13 +32,13 @@
 #include <functional>
 #include <iostream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "algorithms/error.hpp"
 #include "algorithms/host_reduce.hpp"
 #include "harness/arguments.hpp"
 #include "harness/sizes.hpp"
+#include "real/bounded_wait.hpp"
 #include "real/cross_memory.hpp"
 #include "real/host_pages.hpp"
 
@@ -65,32 +65,6 @@ struct Control {
   Ring result[2];  // result[r]: the sums of the other's half, for r
 };
 
-class Deadline {
- public:
-  Deadline(const Control& control, double seconds, const std::string& text, std::string what)
-      : control_(control),
-        end_(std::chrono::steady_clock::now() +
-             std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                 std::chrono::duration<double>(seconds))),
-        seconds_(text),
-        what_(std::move(what)) {}
-  // Yields the core (the other process may need it); throws once the other process has given
-  // up, or once the time is up.
-  void wait() const {
-    std::this_thread::yield();
-    if (control_.failed.load(std::memory_order_relaxed))
-      throw ddl::BackendError("the other process failed (its message says why)");
-    if (std::chrono::steady_clock::now() > end_)
-      throw ddl::Timeout("the other process did not " + what_ + " within " + seconds_ + " s");
-  }
-
- private:
-  const Control& control_;
-  std::chrono::steady_clock::time_point end_;
-  std::string seconds_;  // as given on the command line
-  std::string what_;
-};
-
 struct Run {
   Control* control;
   int me;
@@ -107,10 +81,28 @@ struct Run {
   std::byte* mine(std::size_t offset) const { return buffer->data() + offset; }
   std::uint64_t theirs(std::size_t offset) const { return control->buffer[peer()] + offset; }
 
+  // Polls `done` (poll_until: spin, then yield) until it holds, the other process gives up, or
+  // --timeout passes.
+  template <typename Done>
+  void wait_for(Done&& done, const char* what) const {
+    ddl::poll_until(
+        [&] {
+          if (control->failed.load(std::memory_order_relaxed))
+            throw ddl::BackendError("the other process failed (its message says why)");
+          return done();
+        },
+        timeout_s,
+        [&] {
+          return std::string("the other process did not ") + what + " within " + timeout_text +
+                 " s";
+        },
+        [] {});
+  }
+
   void barrier(std::uint64_t k) const {
     control->arrived[me].store(k, std::memory_order_release);
-    const Deadline deadline(*control, timeout_s, timeout_text, "reach the same pass");
-    while (control->arrived[peer()].load(std::memory_order_acquire) < k) deadline.wait();
+    wait_for([&] { return control->arrived[peer()].load(std::memory_order_acquire) >= k; },
+             "reach the same pass");
   }
 
   // Calls f(offset, bytes) for each chunk of the half `which` owns.
@@ -125,9 +117,9 @@ struct Run {
                            theirs(offset), bytes);
   }
   // From `from`: our own buffer (direct) or the scratch (the kernel's copies alone).
-  void put(const std::byte* from, std::size_t offset, std::size_t bytes) const {
-    ddl::cross_memory_copy(ddl::CrossMemory::write, control->pid[peer()],
-                           const_cast<std::byte*>(from), theirs(offset), bytes);
+  void put(std::byte* from, std::size_t offset, std::size_t bytes) const {
+    ddl::cross_memory_copy(ddl::CrossMemory::write, control->pid[peer()], from, theirs(offset),
+                           bytes);
   }
   void reduce(std::size_t offset, std::size_t bytes) const {
     ddl::host_reduce(mine(offset), scratch->data(), bytes / sizeof(float), ddl::DType::float32,
@@ -152,38 +144,36 @@ struct Run {
                       their_half = static_cast<std::size_t>(peer()) * half();
     auto bytes_of = [&](std::uint64_t i) { return std::min(chunk, half() - i * chunk); };
     std::uint64_t pushed = 0, reduced = 0, pulled = 0;
-    const Deadline deadline(*control, timeout_s, timeout_text, "pass its chunks through the slots");
-    while (pushed < n || reduced < n || pulled < n) {
-      bool moved = false;
-      if (pushed < n && in_theirs.head.load(std::memory_order_relaxed) -
-                                in_theirs.tail.load(std::memory_order_acquire) <
-                            kSlots) {
-        std::memcpy(slot(in_ring_theirs, base + pushed), mine(their_half + pushed * chunk),
-                    bytes_of(pushed));
-        in_theirs.head.store(base + ++pushed, std::memory_order_release);
-        moved = true;
-      }
-      if (reduced < n && in_mine.head.load(std::memory_order_acquire) > base + reduced &&
-          out_theirs.head.load(std::memory_order_relaxed) -
-                  out_theirs.tail.load(std::memory_order_acquire) <
-              kSlots) {
-        std::byte* own = mine(my_half + reduced * chunk);
-        const std::size_t bytes = bytes_of(reduced);
-        ddl::host_reduce(own, slot(in_ring_mine, base + reduced), bytes / sizeof(float),
-                         ddl::DType::float32, ddl::ReduceOp::sum);
-        in_mine.tail.store(base + reduced + 1, std::memory_order_release);
-        std::memcpy(slot(out_ring_theirs, base + reduced), own, bytes);
-        out_theirs.head.store(base + ++reduced, std::memory_order_release);
-        moved = true;
-      }
-      if (pulled < n && out_mine.head.load(std::memory_order_acquire) > base + pulled) {
-        std::memcpy(mine(their_half + pulled * chunk), slot(out_ring_mine, base + pulled),
-                    bytes_of(pulled));
-        out_mine.tail.store(base + ++pulled, std::memory_order_release);
-        moved = true;
-      }
-      if (!moved) deadline.wait();
-    }
+    // One round: each of the three moves that can go ahead does.
+    wait_for(
+        [&] {
+          if (pushed < n && in_theirs.head.load(std::memory_order_relaxed) -
+                                    in_theirs.tail.load(std::memory_order_acquire) <
+                                kSlots) {
+            std::memcpy(slot(in_ring_theirs, base + pushed), mine(their_half + pushed * chunk),
+                        bytes_of(pushed));
+            in_theirs.head.store(base + ++pushed, std::memory_order_release);
+          }
+          if (reduced < n && in_mine.head.load(std::memory_order_acquire) > base + reduced &&
+              out_theirs.head.load(std::memory_order_relaxed) -
+                      out_theirs.tail.load(std::memory_order_acquire) <
+                  kSlots) {
+            std::byte* own = mine(my_half + reduced * chunk);
+            const std::size_t bytes = bytes_of(reduced);
+            ddl::host_reduce(own, slot(in_ring_mine, base + reduced), bytes / sizeof(float),
+                             ddl::DType::float32, ddl::ReduceOp::sum);
+            in_mine.tail.store(base + reduced + 1, std::memory_order_release);
+            std::memcpy(slot(out_ring_theirs, base + reduced), own, bytes);
+            out_theirs.head.store(base + ++reduced, std::memory_order_release);
+          }
+          if (pulled < n && out_mine.head.load(std::memory_order_acquire) > base + pulled) {
+            std::memcpy(mine(their_half + pulled * chunk), slot(out_ring_mine, base + pulled),
+                        bytes_of(pulled));
+            out_mine.tail.store(base + ++pulled, std::memory_order_release);
+          }
+          return pushed == n && reduced == n && pulled == n;
+        },
+        "pass its chunks through the slots");
   }
 
   void pass(const std::string& variant) {
