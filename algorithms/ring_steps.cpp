@@ -53,9 +53,13 @@ void run_ring(Communicator& comm, MutView buffer, DType type, ReduceOp op, const
   const std::size_t elem = dtype_size(type);
   const std::size_t total = group.size() > 1 ? static_cast<std::size_t>(group.size() - 1) : 0;
   ExecOptions exec = options;
-  // Every member's steps are one run (same peers, blocks within one element); uniform when the
-  // group is the whole communicator.
-  exec.uniform_runs = group.size() == comm.size();
+  // Every member's steps are one run (same peers, blocks within one element) when every block
+  // holds an element: an empty block sends no message, so with fewer elements than members the
+  // steps are not alike and every step is played. Uniform when the group is the whole
+  // communicator.
+  const std::size_t elements = range.bytes / elem;
+  exec.uniform_runs =
+      group.size() == comm.size() && elements >= static_cast<std::size_t>(group.size());
   // Lockstep makes consecutive windows equivalent to one long schedule. A window is built only
   // when it is reached: a run the backend ends early is never built in full.
   constexpr std::size_t kWindowSteps = 64;
