@@ -26,6 +26,13 @@ bool is_method(std::string_view token) {
   return token == "ring" || token == "hd";
 }
 
+// The first item of a methods field that is no method ("foo" of "ring,foo").
+std::string_view misspelt_method(std::string_view field) {
+  for (std::string_view m : split(field, ','))
+    if (!is_method(m)) return m;
+  return field;
+}
+
 bool all_methods(std::string_view field) {
   for (std::string_view m : split(field, ','))
     if (!is_method(m)) return false;
@@ -80,6 +87,8 @@ class Parser {
         kind = 1;
       else if (all_methods(f))
         kind = 2;
+      else if (is_method(f.substr(0, f.find(','))))
+        fail(misspelt_method(f), "is not a method (known: ring, hd)");
       else
         fail(f, "is neither dims (4x8x8), methods (ring,hd) nor key=value");
       if (kind <= stage) fail(f, "comes after a field it must precede, or twice");
@@ -197,7 +206,9 @@ std::vector<std::string> split_algorithm_list(std::string_view list) {
         const std::size_t have = split(last, ',').size();
         std::size_t want = 0;
         if (fields.size() > 2 && looks_like_dims(fields[1])) want = split(fields[1], 'x').size();
-        more = is_method(head) && (want == 0 || have < want);
+        // Methods short of the dims' count: the token is one of them, even a misspelt one (so
+        // the error names it rather than the methods before it).
+        more = want > 0 ? have < want : is_method(head);
       }
       if (more) {
         out.back() += "," + std::string(token);

@@ -40,7 +40,7 @@ const std::vector<Algorithm>& algorithms() {
       {"hier", Collective::allreduce, allreduce_hier, allreduce_hier_cost,
        "Horovod-style: reduce in node, ring among leaders, broadcast in node", kSpecDims},
       {"auto", Collective::allreduce, allreduce_auto, allreduce_auto_cost,
-       "argmin of the analytical cost model over the algorithms above"},
+       "argmin of the analytical cost model over the algorithms above", 0, false, true},
       {"reduce_scatter", Collective::reduce_scatter, reduce_scatter_ring, reduce_scatter_ring_cost,
        "ring reduce-scatter"},
       {"allgather", Collective::allgather, allgather_ring, allgather_ring_cost, "ring allgather"},

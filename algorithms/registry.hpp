@@ -85,6 +85,8 @@ struct Algorithm {
   // Runs only where every rank reaches every other's memory (Communicator::shares_memory_with):
   // `--algo all` leaves it out elsewhere.
   bool needs_shared_memory = false;
+  // Picks another allreduce per call (auto): the tools' --rings and --methods reach its picks.
+  bool picks_others = false;
 };
 
 // Every algorithm, in a stable order (allreduce first).

@@ -173,12 +173,11 @@ void check_outputs(const Args& args) {
 Measurements read_reports(const std::vector<std::string>& files) {
   std::vector<Measurements> launches;
   for (const std::string& f : files) {
-    // A directory opens as an empty stream: say what it is rather than "not JSON".
-    std::error_code ec;
-    if (std::filesystem::is_directory(f, ec))
-      throw InvalidArgument("calibration report '" + f + "' cannot be read: it is a directory");
+    // A directory opens as an empty stream, a FIFO or a device never ends: say what it is rather
+    // than "not JSON". A report of many sizes and pairs is a few MB.
+    check_readable(f, "calibration report", std::uintmax_t{64} << 20);
     std::ifstream in(f);
-    if (!in) throw InvalidArgument("calibration report '" + f + "' cannot be read");
+    if (!in) throw InvalidArgument("cannot read calibration report '" + f + "'");
     json r;
     try {
       r = json::parse(in);
@@ -300,6 +299,7 @@ int main(int argc, char** argv) {
   double finalize_bound = 120;
   try {
     rc = run(argc, argv, finalize_bound);
+    finish_stdout();  // rank 0's summary cut short by a full disk must not end in status 0
   } catch (const Timeout& e) {
     // A wait ran out, perhaps on a rank that itself waits on a stopped one: ask which ranks are
     // still there, so the message names the one that is not (as ddlrun does). Rank 0 may then

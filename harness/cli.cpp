@@ -85,6 +85,48 @@ void require_whole_elements(std::size_t min_bytes, DType dtype) {
                           " B each): give a multiple of " + std::to_string(elem) + " bytes");
 }
 
+// A flag given with no algorithm of the run that takes it, or for an algorithm string that sets
+// the same field itself (the string wins), would be ignored in silence.
+void require_taken(const po::variables_map& vm, const char* flag, SpecField field,
+                   const std::vector<std::string>& algos) {
+  if (vm[flag].defaulted()) return;
+  bool taken = false;
+  for (const std::string& name : algos) {
+    const Algorithm& a = find_algorithm(name);
+    if (!a.picks_others && (a.fields & field) == 0) continue;
+    const AlgorithmSpec spec = parse_algorithm_spec(name);
+    if ((field == kSpecRings && spec.rings) || (field == kSpecMethods && !spec.methods.empty()))
+      throw InvalidArgument("--" + std::string(flag) + " does not go with '" + name +
+                            "', which sets its own: give one of them");
+    taken = true;
+  }
+  if (!taken) {
+    std::string takers;
+    for (const Algorithm& a : algorithms())
+      if ((a.fields & field) != 0 || a.picks_others)
+        takers += (takers.empty() ? "" : ", ") + a.name;
+    throw InvalidArgument("--" + std::string(flag) + " applies to " + takers +
+                          ", not to the algorithms of --algo");
+  }
+}
+
+// A segment that is not whole elements would be rounded in silence, as a size would: the flag's
+// and every algorithm string's (segment=BYTES).
+void require_whole_segments(std::size_t segment_bytes, DType dtype,
+                            const std::vector<std::string>& algos) {
+  const std::size_t elem = dtype_size(dtype);
+  const auto check = [&](std::size_t bytes, const std::string& what) {
+    if (bytes % elem != 0)
+      throw InvalidArgument(what + " " + std::to_string(bytes) + " is not a whole number of " +
+                            std::string(to_string(dtype)) + " elements (" + std::to_string(elem) +
+                            " B each): give a multiple of " + std::to_string(elem) + " bytes");
+  };
+  check(segment_bytes, "--segment");
+  for (const std::string& name : algos)
+    if (const auto own = parse_algorithm_spec(name).segment_bytes)
+      check(*own, "'" + name + "': segment");
+}
+
 }  // namespace
 
 CommonOptions read_common_options(const po::variables_map& vm) {
@@ -110,8 +152,13 @@ CommonOptions read_common_options(const po::variables_map& vm) {
   }
   o.format = parse_format(vm["format"].as<std::string>());
   o.segment_bytes = parse_size(vm["segment"].as<std::string>());
+  require_whole_segments(o.segment_bytes, o.dtype, o.algos);
   o.rings = int_flag(vm, "rings", 1, kMaxRings);
-  if (vm.count("methods")) o.methods = parse_methods(vm["methods"].as<std::string>());
+  require_taken(vm, "rings", kSpecRings, o.algos);
+  if (vm.count("methods")) {
+    o.methods = parse_methods(vm["methods"].as<std::string>());
+    require_taken(vm, "methods", kSpecMethods, o.algos);
+  }
   return o;
 }
 

@@ -35,4 +35,15 @@ std::string data_dir() {
                        DDL_SOURCE_DATA_DIR);
 }
 
+std::string resolve_data_path(const std::string& path) {
+  const fs::path given(path);
+  std::error_code ec;
+  if (given.is_relative() && !fs::exists(given, ec)) {
+    // data_dir() throws naming both places when there is no data directory at all.
+    const fs::path data = fs::path(data_dir()) / given;
+    if (fs::exists(data, ec)) return data.string();
+  }
+  return path;
+}
+
 }  // namespace ddl::harness

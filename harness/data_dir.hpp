@@ -19,4 +19,8 @@ std::string find_data_dir(const std::string& executable, const std::string& rela
 // DDL_RELATIVE_DATA_DIR and DDL_SOURCE_DATA_DIR, compiled into data_dir.cpp.
 std::string data_dir();
 
+// A relative path that does not exist from the current directory, looked up in data_dir(): the
+// tools' `--platform platforms/s822lc_64.xml` works from anywhere. Otherwise `path` itself.
+std::string resolve_data_path(const std::string& path);
+
 }  // namespace ddl::harness

@@ -45,6 +45,7 @@ int run(int argc, char** argv) {
   const std::vector<harness::TraceEvent> events = harness::read_trace_file(trace_path);
   if (out_path == "-") {
     harness::write_chrome_trace(std::cout, events);
+    finish_stdout();
     return 0;
   }
   AtomicOutput out(out_path);

@@ -1,13 +1,18 @@
 #include "harness/output_file.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <optional>
 
 #include "algorithms/error.hpp"
@@ -65,6 +70,76 @@ std::optional<mode_t> existing_mode(const std::string& path) {
   return st.st_mode & 07777;
 }
 
+// Temporary files a signal must not leave behind. The handler may run at any point, so it only
+// reads slots that were filled before being marked used, and unlinks (async-signal-safe).
+struct TempSlot {
+  std::atomic<bool> claimed{false};  // taken by an AtomicOutput
+  std::atomic<bool> used{false};     // path is complete: the handler may remove it
+  char path[PATH_MAX] = {};
+};
+TempSlot temp_slots[32];
+static_assert(std::atomic<bool>::is_always_lock_free);
+
+extern "C" void remove_temps() {
+  for (TempSlot& slot : temp_slots)
+    if (slot.used.load(std::memory_order_acquire)) ::unlink(slot.path);
+}
+
+extern "C" void remove_temps_and_end(int sig) {
+  remove_temps();
+  std::signal(sig, SIG_DFL);
+  std::raise(sig);
+}
+
+// Signals only where the action is the default (the signal would end the process): a program
+// with its own handler (Python's SIGINT, an MPI runtime's) decides itself. Looked at for every
+// file, so a handler reset to the default since (a forked child's) is covered too. A handler that
+// ends the process with exit() (SimGrid's SIGINT prints the actors' state, then exits) skips the
+// destructors: atexit covers that path.
+void install_cleanup_handlers() {
+  static std::atomic<bool> at_exit{false};
+  if (!at_exit.exchange(true)) std::atexit(remove_temps);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction old {};
+    if (::sigaction(sig, nullptr, &old) != 0 || (old.sa_flags & SA_SIGINFO) != 0 ||
+        old.sa_handler != SIG_DFL)
+      continue;
+    struct sigaction act {};
+    act.sa_handler = remove_temps_and_end;
+    sigemptyset(&act.sa_mask);
+    ::sigaction(sig, &act, nullptr);
+  }
+}
+
+// A slot for `path`, or -1 when all are taken (the file is then only removed on a normal exit).
+int register_temp(const std::string& path) {
+  if (path.size() >= PATH_MAX) return -1;
+  install_cleanup_handlers();
+  for (std::size_t i = 0; i < std::size(temp_slots); ++i) {
+    TempSlot& slot = temp_slots[i];
+    if (slot.claimed.exchange(true)) continue;
+    std::memcpy(slot.path, path.c_str(), path.size() + 1);
+    slot.used.store(true, std::memory_order_release);
+    return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void release_temp(int slot) {
+  if (slot < 0) return;
+  temp_slots[slot].used.store(false, std::memory_order_release);
+  temp_slots[slot].claimed.store(false, std::memory_order_release);
+}
+
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "it is a directory";
+  if (S_ISFIFO(mode)) return "it is a FIFO (a pipe), not a regular file";
+  if (S_ISCHR(mode)) return "it is a character device, not a regular file";
+  if (S_ISBLK(mode)) return "it is a block device, not a regular file";
+  if (S_ISSOCK(mode)) return "it is a socket, not a regular file";
+  return "it is not a regular file";
+}
+
 }  // namespace
 
 void check_distinct_files(const std::vector<std::string>& inputs,
@@ -110,12 +185,29 @@ void check_writable(const std::string& path) {
     cannot_write(path, "directory " + dir + ": " + std::strerror(errno));
 }
 
-void check_readable(const std::string& path, const std::string& what) {
+void check_readable(const std::string& path, const std::string& what, std::uintmax_t max_bytes) {
   const std::string prefix = "cannot read " + what + " '" + path + "': ";
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) throw InvalidArgument(prefix + std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) throw InvalidArgument(prefix + "it is a directory");
+  if (!S_ISREG(st.st_mode)) throw InvalidArgument(prefix + file_kind(st.st_mode));
+  if (static_cast<std::uintmax_t>(st.st_size) > max_bytes)
+    throw InvalidArgument(prefix + "it holds " + std::to_string(st.st_size) +
+                          " bytes, more than the " + std::to_string(max_bytes) +
+                          " accepted for a " + what);
   if (::access(path.c_str(), R_OK) != 0) throw InvalidArgument(prefix + std::strerror(errno));
+}
+
+void finish_stdout() {
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return;
+  // The write that failed may have been an earlier one, its errno still set; errno is only
+  // trusted when it is one a write gives.
+  const int err = errno;
+  const bool from_write =
+      err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO || err == EPIPE || err == EBADF;
+  throw Error(std::string("cannot write standard output: ") +
+              (from_write ? std::strerror(err) : "the write failed"));
 }
 
 AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
@@ -151,10 +243,12 @@ AtomicOutput::AtomicOutput(std::string path) : path_(std::move(path)) {
   }
   if (auto mode = existing_mode(target_)) ::fchmod(fd, *mode);
   ::close(fd);
+  signal_slot_ = register_temp(temp_);
   out_.open(temp_, std::ios::out | std::ios::trunc | std::ios::binary);
   if (!out_) {
     const std::string reason = std::strerror(errno);
     ::unlink(temp_.c_str());
+    release_temp(signal_slot_);
     temp_.clear();
     cannot_write(path_, reason);
   }
@@ -174,6 +268,7 @@ void AtomicOutput::commit() {
   if (!temp_.empty() && std::rename(temp_.c_str(), target_.c_str()) != 0)
     throw Error("cannot write " + path_ + ": rename: " + std::strerror(errno) +
                 " (the previous file is left as it was)");
+  release_temp(signal_slot_);
   committed_ = true;
 }
 
@@ -181,6 +276,7 @@ AtomicOutput::~AtomicOutput() {
   if (committed_ || temp_.empty()) return;
   out_.close();
   ::unlink(temp_.c_str());
+  release_temp(signal_slot_);
 }
 
 }  // namespace ddl

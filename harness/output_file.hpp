@@ -6,6 +6,7 @@
 // rules; every tool that writes a file uses them.
 #pragma once
 
+#include <cstdint>
 #include <fstream>
 #include <ostream>
 #include <string>
@@ -26,16 +27,26 @@ void check_distinct_files(const std::vector<std::string>& inputs,
 // Call it before the run starts, so a long run does not end in a lost result. "-" is accepted.
 void check_writable(const std::string& path);
 
-// Throws InvalidArgument "cannot read WHAT 'PATH': REASON" when PATH is a directory (which an
-// ifstream opens and reads as empty, so the reader would complain about a missing header) or
-// cannot be read. WHAT names the role: "trace file", "workload file".
-void check_readable(const std::string& path, const std::string& what);
+// Throws InvalidArgument "cannot read WHAT 'PATH': REASON" unless PATH is a regular file of at
+// most max_bytes that can be read: a directory (which an ifstream opens and reads as empty, so the
+// reader would complain about a missing header), a FIFO (which blocks until a writer comes), a
+// device such as /dev/zero (endless), a socket, a missing or unreadable file, a file over the
+// limit. WHAT names the role: "trace file", "workload file"; the limit is the role's (what a
+// reader holds in memory or a sane input of that kind can be), said in the message.
+void check_readable(const std::string& path, const std::string& what, std::uintmax_t max_bytes);
+
+// Flushes standard output and throws ddl::Error "cannot write standard output: REASON" when any
+// write to it failed (a full disk, a closed pipe, /dev/full), so a truncated table never ends in
+// exit status 0. Every tool calls it after its last output.
+void finish_stdout();
 
 // Writes PATH all-or-nothing: the text goes to a temporary file beside PATH, and commit()
 // renames it over PATH only when every byte was written. Without commit() (an exception, a
 // failed run) the temporary file is removed and PATH keeps what it had before. A PATH that
 // exists and is not a regular file (/dev/null, a FIFO) is written directly, since it cannot
-// be replaced by a rename.
+// be replaced by a rename. A SIGINT, SIGTERM or SIGHUP that ends the process while the file is
+// open removes the temporary file first (where the signal's action was the default, which ends
+// the process; a handler the program installed itself is left alone).
 class AtomicOutput {
  public:
   // Throws InvalidArgument (as check_writable) when the temporary file cannot be created.
@@ -57,6 +68,7 @@ class AtomicOutput {
   std::string temp_;    // empty when writing directly
   std::ofstream out_;
   bool committed_ = false;
+  int signal_slot_ = -1;  // where a signal handler finds temp_ to remove it
 };
 
 }  // namespace ddl

@@ -240,6 +240,19 @@ void write_trace_events(std::ostream& out, TraceFormat format,
   }
 }
 
+namespace {
+
+// One line without its end: a trace that went through a Windows editor or spreadsheet ends its
+// lines in CR LF and may open with a UTF-8 byte-order mark; both are dropped, not misread.
+bool next_line(std::istream& in, std::string& text, std::size_t line) {
+  if (!std::getline(in, text)) return false;
+  if (!text.empty() && text.back() == '\r') text.pop_back();
+  if (line == 1 && text.starts_with("\xEF\xBB\xBF")) text.erase(0, 3);
+  return true;
+}
+
+}  // namespace
+
 std::vector<TraceEvent> read_trace(std::istream& in, TraceFormat format,
                                    const std::string& source) {
   std::vector<TraceEvent> events;
@@ -247,10 +260,10 @@ std::vector<TraceEvent> read_trace(std::istream& in, TraceFormat format,
   std::size_t line = 0;
   if (format == TraceFormat::csv) {
     ++line;
-    if (!std::getline(in, text) || text != trace_csv_header())
+    if (!next_line(in, text, line) || text != trace_csv_header())
       bad_line(source, line, "expected the header '" + trace_csv_header() + "'");
   }
-  while (std::getline(in, text)) {
+  while (next_line(in, text, line + 1)) {
     ++line;
     if (text.empty()) continue;
     events.push_back(format == TraceFormat::csv ? event_from_cells(split_cells(text), source, line)
@@ -261,7 +274,8 @@ std::vector<TraceEvent> read_trace(std::istream& in, TraceFormat format,
 
 std::vector<TraceEvent> read_trace_file(const std::string& path) {
   const TraceFormat format = trace_format_for(path);
-  check_readable(path, "trace file");
+  // Events are held in memory (about twice their text): 2 GiB of text is tens of millions.
+  check_readable(path, "trace file", std::uintmax_t{2} << 30);
   std::ifstream in(path);
   if (!in) throw InvalidArgument("cannot read trace file '" + path + "': " + std::strerror(errno));
   return read_trace(in, format, path);

@@ -234,7 +234,9 @@ Workload parse_workload(std::istream& in, const std::string& source) {
 }
 
 Workload load_workload(const std::string& path) {
-  check_readable(path, "workload file");  // a directory "opens" and reads as empty
+  // A directory "opens" and reads as empty; a FIFO or a device never ends. A model of thousands
+  // of layers is a few hundred KB.
+  check_readable(path, "workload file", std::uintmax_t{64} << 20);
   std::ifstream in(path);
   if (!in) throw InvalidArgument("cannot open workload file '" + path + "'");
   return parse_workload(in, path);

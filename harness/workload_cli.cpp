@@ -97,7 +97,9 @@ WorkloadChoice read_workload_options(const po::variables_map& vm,
                "from the workload file, --bucket and --first-bucket; their type from -d)");
   WorkloadChoice w;
   const std::string name = vm["workload"].as<std::string>();
-  w.file = name.size() > 4 && name.ends_with(".csv") ? name : workload_path(name, workloads_dir);
+  // A file: a name ending in .csv or any path (a name has no '/'); else a shipped workload.
+  const bool file = (name.size() > 4 && name.ends_with(".csv")) || name.find('/') != name.npos;
+  w.file = file ? name : workload_path(name, workloads_dir);
   w.workload = load_workload(w.file);
   // -d: the gradients' type (fp16/bf16 halve every bucket, as DDP with a compression hook or a
   // half-precision model does); the optimizer step reduces them in that type too.

@@ -34,6 +34,7 @@
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
 #include "harness/arguments.hpp"
+#include "harness/data_dir.hpp"
 #include "harness/output_file.hpp"
 #include "harness/sizes.hpp"
 #include "planner/candidates.hpp"
@@ -174,7 +175,7 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   for (const char* f : {"platform", "out"})
     if (!vm.count(f) && !(list && std::string(f) == "out"))
       throw InvalidArgument(std::string("--") + f + " is required (see ddlplan --help)");
-  const std::string platform_file = vm["platform"].as<std::string>();
+  const std::string platform_file = harness::resolve_data_path(vm["platform"].as<std::string>());
   const std::string out_file = list ? std::string() : vm["out"].as<std::string>();
   if (!list) {
     check_distinct_files({platform_file}, {out_file});
@@ -390,7 +391,9 @@ int main(int argc, char** argv) {
   std::optional<sim::SweepRanks> ranks;  // several under mpirun (sim/sweep_mpi.hpp)
   try {
     ranks.emplace(argc, argv);
-    return run(argc, argv, *ranks);
+    const int rc = run(argc, argv, *ranks);
+    finish_stdout();  // a list or table cut short by a full disk must not end in status 0
+    return rc;
   } catch (const Timeout& e) {
     // The rank that did not answer would keep MPI_Finalize waiting too: end the job.
     std::cerr << "ddlplan: " << e.what() << "\n";

@@ -31,7 +31,7 @@ const json& field(const json& object, const char* name, const std::string& where
 
 PlanFile read_plan_file(const std::string& path) {
   const std::string where = "plan file '" + path + "'";
-  check_readable(path, "plan file");
+  check_readable(path, "plan file", std::uintmax_t{16} << 20);  // a plan is a few KB
   std::ifstream in(path);
   json doc;
   try {

@@ -16,6 +16,7 @@
 #include "harness/arguments.hpp"
 #include "harness/cli.hpp"
 #include "harness/data_dir.hpp"
+#include "harness/output_file.hpp"
 #include "harness/report.hpp"
 #include "harness/sizes.hpp"
 #include "harness/trace.hpp"
@@ -244,6 +245,7 @@ int run(int argc, char** argv) {
     dims = args.common.dims ? *args.common.dims : layout.dims;
     dims.require_world(size);
     harness::algorithm_options(args.common, dims);  // throws when --methods does not fit the grid
+    if (args.trace) check_distinct_files({args.common.plan_file.value_or("")}, {*args.trace});
     if (args.common.plan_file) {
       if (args.workload)
         throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
@@ -328,6 +330,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   try {
     rc = run(argc, argv);
+    finish_stdout();  // rank 0's table cut short by a full disk must not end in status 0
   } catch (const Timeout& e) {
     // A wait ran out: ask which ranks are still there, so the message names the one that is not
     // (the wait itself knows only whom it waited for, perhaps a rank that waits on another).

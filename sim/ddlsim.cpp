@@ -12,6 +12,7 @@
 #include "harness/arguments.hpp"
 #include "harness/cli.hpp"
 #include "harness/data_dir.hpp"
+#include "harness/output_file.hpp"
 #include "harness/progress.hpp"
 #include "harness/report.hpp"
 #include "harness/sizes.hpp"
@@ -91,17 +92,6 @@ void print_help(std::ostream& out, const po::options_description& desc) {
          "count\n";
 }
 
-std::string resolve_platform(const std::string& file) {
-  namespace fs = std::filesystem;
-  const fs::path path(file);
-  if (path.is_relative() && !fs::exists(path)) {
-    // Throws naming both places when there is no data directory at all.
-    const fs::path data = fs::path(harness::data_dir()) / path;
-    if (fs::exists(data)) return data.string();
-  }
-  return file;
-}
-
 // Payload mode holds a buffer, scratch and in-flight message copies per rank.
 void check_payload_memory(const sim::Platform& platform, std::size_t max_bytes) {
   const double need = 3.0 * static_cast<double>(max_bytes) * platform.ranks();
@@ -174,18 +164,27 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   if (vm.count("trace") && sim::workload_requested(vm))
     throw InvalidArgument(
         "--trace records collective sweeps, not --workload runs (see ddlsim --help)");
-  // Opened now: a bad path stops the tool before the simulation runs.
+  // Opened now: a bad path stops the tool before the simulation runs; never over an input.
   std::optional<harness::TraceFile> trace_file;
-  if (vm.count("trace")) trace_file.emplace(vm["trace"].as<std::string>());
+  if (vm.count("trace")) {
+    const auto given = [&](const char* flag) {
+      return vm.count(flag) ? vm[flag].as<std::string>() : std::string();
+    };
+    check_distinct_files(
+        {harness::resolve_data_path(given("platform")), given("plan"), given("hostfile")},
+        {given("trace")});
+    trace_file.emplace(given("trace"));
+  }
   if (sim::workload_requested(vm) && common.plan_file)
     throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
   if (sim::workload_requested(vm))
-    return sim::run_workload_mode(vm, common, resolve_platform(vm["platform"].as<std::string>()),
+    return sim::run_workload_mode(vm, common,
+                                  harness::resolve_data_path(vm["platform"].as<std::string>()),
                                   harness::data_dir() + "/workloads", argv[0]);
   harness::refuse_workload_flags(vm, {"sweep", "sweep-max-gpus"}, "ddlsim");
 
   const sim::PlatformFlags platform_flags = sim::read_platform_flags(vm);
-  const sim::PlatformSource source(resolve_platform(vm["platform"].as<std::string>()));
+  const sim::PlatformSource source(harness::resolve_data_path(vm["platform"].as<std::string>()));
   simgrid::s4u::Engine& engine = sim::start_engine(argv[0], platform_flags.cfg);
   sim::Platform platform = sim::load_platform(engine, source.xml(), platform_flags.choice);
   platform.file = source.shown();
@@ -257,7 +256,9 @@ int main(int argc, char** argv) {
   std::optional<sim::SweepRanks> ranks;  // several under mpirun (sim/sweep_mpi.hpp)
   try {
     ranks.emplace(argc, argv);
-    return run(argc, argv, *ranks);
+    const int rc = run(argc, argv, *ranks);
+    finish_stdout();  // a table cut short by a full disk must not end in status 0
+    return rc;
   } catch (const Timeout& e) {
     // The rank that did not answer would keep MPI_Finalize waiting too: end the job.
     std::cerr << "ddlsim: " << e.what() << "\n";

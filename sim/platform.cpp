@@ -14,6 +14,7 @@
 
 #include "algorithms/error.hpp"
 #include "calibrate/platform_properties.hpp"
+#include "harness/output_file.hpp"
 #include "sim/platform_classes.hpp"
 #include "sim/platform_outline.hpp"
 #include "sim/platform_precheck.hpp"
@@ -36,11 +37,11 @@ int parse_rank(const std::string& host, const char* text) {
 }
 
 double parse_bandwidth(const std::string& host, const char* text) {
-  char* end = nullptr;
-  const double v = std::strtod(text, &end);
-  if (end == text || *end != '\0' || !(v > 0))
+  double v = 0;
+  const QuantityRange range = quantity_range(Quantity::bandwidth);
+  if (!parse_quantity(text, Quantity::bandwidth, v) || !(v >= range.low && v <= range.high))
     throw InvalidArgument("GPU host '" + host + "': " + prop::kMemoryBandwidth + " '" + text +
-                          "' is not a positive number of bytes/s");
+                          "' is not a bandwidth in " + range.text + " (bytes/s)");
   return v;
 }
 
@@ -105,10 +106,10 @@ FactorTable parse_factors(std::string_view text, bool allow_zero, std::string_vi
       throw InvalidArgument("factors " + quoted + ": '" + std::string(bytes) + "' is not a " +
                             what + " count");
     const std::string factor(item.substr(colon + 1));
-    char* fend = nullptr;
-    step.factor = std::strtod(factor.c_str(), &fend);
-    if (factor.empty() || *fend != '\0' || !std::isfinite(step.factor) || step.factor < 0 ||
-        (step.factor == 0 && !allow_zero))
+    const auto [fend, fec] =  // decimal only: strtod would read "0x10" as 16
+        std::from_chars(factor.data(), factor.data() + factor.size(), step.factor);
+    if (factor.empty() || fec != std::errc() || fend != factor.data() + factor.size() ||
+        !std::isfinite(step.factor) || step.factor < 0 || (step.factor == 0 && !allow_zero))
       throw InvalidArgument("factors " + quoted + ": '" + factor + "' is not a " +
                             (allow_zero ? "non-negative" : "positive") + " number");
     if (!table.empty() && step.from_bytes <= table.back().from_bytes)
@@ -153,13 +154,26 @@ PieceTime piece_time(const FactorTable& latency_factors, const FactorTable& band
   return t;
 }
 
-// The GPU hosts by ddl_rank: index = rank; empty when no host carries one.
+// The GPU hosts by ddl_rank: index = rank; empty when no host carries one. Where some do, all
+// must: a host left without one would silently not run (a 1-rank run of a 16-host platform).
 static std::vector<simgrid::s4u::Host*> ranked_hosts(simgrid::s4u::Engine& engine,
                                                      const std::string& file) {
   std::vector<std::pair<int, simgrid::s4u::Host*>> found;
-  for (simgrid::s4u::Host* h : engine.get_all_hosts())
+  std::vector<std::string> unranked;
+  for (simgrid::s4u::Host* h : engine.get_all_hosts()) {
     if (const char* r = h->get_property(prop::kRank))
       found.emplace_back(parse_rank(h->get_name(), r), h);
+    else
+      unranked.push_back(h->get_name());
+  }
+  if (!found.empty() && !unranked.empty())
+    throw InvalidArgument("platform file '" + file + "': host '" + unranked.front() + "'" +
+                          (unranked.size() > 1
+                               ? " (and " + std::to_string(unranked.size() - 1) + " more)"
+                               : std::string()) +
+                          " has no " + prop::kRank + " while " + std::to_string(found.size()) +
+                          " hosts have one: give every host a rank, or none (ranks then follow "
+                          "--hostfile or the host order)");
   std::vector<simgrid::s4u::Host*> gpus(found.size(), nullptr);
   for (const auto& [rank, host] : found) {
     if (rank >= static_cast<int>(found.size()))
@@ -180,9 +194,8 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file,
                        const PlatformChoice& choice) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  if (!fs::is_regular_file(file, ec))
-    throw InvalidArgument("platform file '" + file + "' does not exist");
-  if (!std::ifstream(file)) throw InvalidArgument("platform file '" + file + "' cannot be read");
+  if (!fs::exists(file, ec)) throw InvalidArgument("platform file '" + file + "' does not exist");
+  check_readable(file, "platform file", kMaxPlatformBytes);  // not a directory, FIFO or device
   check_platform_nesting(file);  // SimGrid's XML lexer overflows on deep nesting: refuse it first
   const PlatformOutline outline = read_platform_outline(file);  // what SimGrid would abort on
   try {

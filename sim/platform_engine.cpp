@@ -1,5 +1,7 @@
 // start_engine (sim/platform.hpp): the process's Engine, the project's network model, --cfg.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <simgrid/s4u.hpp>
 #include <vector>
@@ -30,6 +32,26 @@ const std::map<std::string, std::vector<std::string>>& enumerated_options() {
   return options;
 }
 
+// SimGrid reads a numeric option with strtod, which takes "nan", "inf" and hexadecimal: a
+// --cfg network/latency-factor:nan would be accepted and make every time NaN. Every number in the
+// value (options such as network/latency-factor take "SIZE:FACTOR;..." lists) must be a finite
+// decimal one.
+void check_numbers(const std::string& item, const std::string& value) {
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const std::size_t end = std::min(value.find_first_of(";:, ", start), value.size());
+    const std::string token = value.substr(start, end - start);
+    start = end + 1;
+    char* stop = nullptr;
+    const double number = std::strtod(token.c_str(), &stop);
+    if (token.empty() || stop != token.c_str() + token.size()) continue;  // not a number: a name
+    const bool hex = token.find_first_of("xX") != std::string::npos;
+    if (!std::isfinite(number) || hex)
+      throw InvalidArgument("bad --cfg '" + item + "': '" + token + "' is not a finite decimal " +
+                            "number");
+  }
+}
+
 void apply_config(const std::string& item) {
   const std::size_t colon = item.find(':');
   if (colon == std::string::npos || colon == 0)
@@ -41,6 +63,7 @@ void apply_config(const std::string& item) {
     throw InvalidArgument("bad --cfg '" + item +
                           "': SimGrid chooses its context factory when it starts, before ddlsim "
                           "can pass options on");
+  check_numbers(item, value);
   const auto& options = enumerated_options();
   if (const auto known = options.find(name); known != options.end()) {
     const std::vector<std::string>& values = known->second;

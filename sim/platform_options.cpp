@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,8 @@
 
 #include "algorithms/error.hpp"
 #include "harness/data_dir.hpp"
+#include "harness/output_file.hpp"
+#include "sim/platform_outline.hpp"
 
 namespace po = boost::program_options;
 
@@ -59,15 +62,24 @@ bool is_description(const std::string& platform) {
   return platform.size() > 5 && platform.compare(platform.size() - 5, 5, ".json") == 0;
 }
 
-// Runs the generator with a deadline; returns its exit status (-1: killed) and its stderr.
-std::pair<int, std::string> run_generator(const std::string& generator,
-                                          const std::string& description,
-                                          const std::string& output) {
+struct GeneratorEnd {
+  int status = 0;  // exit status; -1 when it did not exit by itself
+  bool timed_out = false;
+  bool too_large = false;  // its output passed kMaxPlatformBytes (SIGXFSZ)
+  std::string err;
+};
+
+// Runs the generator with a deadline and its output bounded (RLIMIT_FSIZE: the kernel stops a
+// write past the limit with SIGXFSZ), so a description of a billion nodes cannot fill the disk.
+GeneratorEnd run_generator(const std::string& generator, const std::string& description,
+                           const std::string& output) {
   int err[2];
   if (pipe2(err, O_CLOEXEC) != 0) throw BackendError("description: pipe failed");
   const pid_t pid = fork();
   if (pid < 0) throw BackendError("description: fork failed");
   if (pid == 0) {
+    const rlimit size{kMaxPlatformBytes, kMaxPlatformBytes};
+    setrlimit(RLIMIT_FSIZE, &size);
     dup2(err[1], STDERR_FILENO);
     const int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDOUT_FILENO);
@@ -97,8 +109,12 @@ std::pair<int, std::string> run_generator(const std::string& generator,
   close(err[0]);
   int status = 0;
   waitpid(pid, &status, 0);
-  if (timed_out) return {-1, text};
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, text};
+  GeneratorEnd end;
+  end.err = std::move(text);
+  end.timed_out = timed_out;
+  end.too_large = WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ;
+  end.status = !timed_out && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return end;
 }
 
 }  // namespace
@@ -106,8 +122,9 @@ std::pair<int, std::string> run_generator(const std::string& generator,
 PlatformSource::PlatformSource(const std::string& platform) : xml_(platform), shown_(platform) {
   if (!is_description(platform)) return;
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(platform, ec))
+  if (!std::filesystem::exists(platform, ec))
     throw InvalidArgument("platform description '" + platform + "' does not exist");
+  check_readable(platform, "platform description", std::uintmax_t{16} << 20);
   char path[] = "/tmp/ddlsim_description_XXXXXX.xml";
   const int fd = mkstemps(path, 4);
   if (fd < 0) throw BackendError("description: cannot create a temporary file in /tmp");
@@ -115,14 +132,17 @@ PlatformSource::PlatformSource(const std::string& platform) : xml_(platform), sh
   xml_ = path;
   generated_ = true;
   const std::string generator = generator_path();
-  const auto [status, err] = run_generator(generator, platform, xml_);
-  if (status != 0) {
-    std::string why = err;
+  const GeneratorEnd end = run_generator(generator, platform, xml_);
+  if (end.status != 0) {
+    std::string why = end.err;
     while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
-    if (status == -1)
+    if (end.timed_out)
       why = "it did not finish within " + std::to_string(kGeneratorTimeoutSeconds) + " s";
+    else if (end.too_large)
+      why = "its platform file grew past the " + std::to_string(kMaxPlatformBytes) +
+            " bytes accepted";
     else if (why.empty())
-      why = "it exited with status " + std::to_string(status);
+      why = "it exited with status " + std::to_string(end.status);
     std::remove(xml_.c_str());
     generated_ = false;
     throw InvalidArgument("platform description '" + platform + "': " + generator +

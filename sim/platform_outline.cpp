@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -77,6 +78,7 @@ struct Checker {
   XML_Parser parser = nullptr;
   PlatformOutline outline;
   std::vector<int> open_zones;  // zones (and clusters) enclosing the current element
+  std::size_t hosts = 0;
 
   std::string where() const {
     return "platform file '" + file + "' line " + std::to_string(XML_GetCurrentLineNumber(parser)) +
@@ -115,6 +117,11 @@ struct Checker {
                               (kind == Quantity::bandwidth ? " (bytes/s)"
                                : kind == Quantity::time    ? " (seconds)"
                                                            : " (flop/s)"));
+      const QuantityRange range = quantity_range(kind);
+      if (v < range.low || v > range.high)
+        throw InvalidArgument(where() + element + " '" + (id ? id : "?") + "': " + name + " '" +
+                              item + "' is outside " + range.text +
+                              ", where the simulated times stop meaning anything");
     }
   }
 
@@ -157,6 +164,13 @@ struct Checker {
     if (symmetrical && std::string_view(src) != dst) insert(dst, src);
   }
 
+  void count_hosts(std::size_t more) {
+    hosts = more > kMaxPlatformHosts - hosts ? kMaxPlatformHosts + 1 : hosts + more;
+    if (hosts > kMaxPlatformHosts)
+      throw InvalidArgument(where() + "more than " + std::to_string(kMaxPlatformHosts) +
+                            " hosts, the most ddlsim accepts");
+  }
+
   // The hosts "<prefix><n><suffix>" of a cluster's radical ("0-15", "0-3,8,10-11").
   void add_cluster_hosts(const char** attrs) {
     const char* radical = attribute(attrs, "radical");
@@ -174,11 +188,14 @@ struct Checker {
       const long first = std::strtol(item.c_str(), &end, 10);
       long last = first;
       if (*end == '-') last = std::strtol(end + 1, &end, 10);
-      // Out of long's range (ERANGE) or reversed: not counted. The difference is taken unsigned,
-      // so a range from a negative number to a large one cannot overflow.
-      if (end == item.c_str() || *end != '\0' || errno == ERANGE || last < first ||
-          static_cast<unsigned long>(last) - static_cast<unsigned long>(first) > 1'000'000)
+      // Out of long's range (ERANGE) or reversed: not counted.
+      if (end == item.c_str() || *end != '\0' || errno == ERANGE || last < first)
         return;  // SimGrid's parser reports a bad radical
+      // Taken unsigned, so a range from a negative number to a large one cannot overflow; the host
+      // limit then bounds the loop.
+      const unsigned long span =
+          static_cast<unsigned long>(last) - static_cast<unsigned long>(first);
+      count_hosts(span >= kMaxPlatformHosts ? kMaxPlatformHosts + 1 : span + 1);
       for (long k = 0; k <= last - first; ++k)
         add_member(prefix + std::to_string(first + k) + suffix);
     }
@@ -204,6 +221,7 @@ struct Checker {
       open_zones.push_back(add_zone(id ? id : "", "Cluster"));
       add_cluster_hosts(attrs);
     } else if (el == "host") {
+      count_hosts(1);
       check_value(el, id, "speed", attribute(attrs, "speed"), Quantity::speed, false);
       if (id) {
         add_member(id);
@@ -247,12 +265,23 @@ bool known_routing(const std::string& routing) {
   return false;
 }
 
+QuantityRange quantity_range(Quantity kind) {
+  switch (kind) {
+    case Quantity::bandwidth: return {1.0, 1e15, "[1 B/s, 1 PB/s]"};
+    case Quantity::time: return {0.0, 3600.0, "[0 s, 1 h]"};
+    case Quantity::speed: break;
+  }
+  return {1.0, 1e21, "[1 flop/s, 1 Zflop/s]"};
+}
+
 bool parse_quantity(const std::string& text, Quantity kind, double& value) {
-  const char* begin = text.c_str();
-  char* end = nullptr;
-  const double number = std::strtod(begin, &end);
-  if (end == begin) return false;
-  const std::optional<double> m = unit_multiplier(end, kind);
+  // Decimal only: strtod would also read hexadecimal ("0x10GBps" as 16 GB/s), which no platform
+  // means.
+  const char* begin = text.data();
+  double number = 0;
+  const auto [end, ec] = std::from_chars(begin, begin + text.size(), number);
+  if (ec != std::errc()) return false;
+  const std::optional<double> m = unit_multiplier(std::string(end), kind);
   if (!m) return false;
   value = number * *m;
   return true;

@@ -33,22 +33,39 @@ struct PlatformOutline {
   std::set<std::string> gateways;          // gw_src / gw_dst of every zoneRoute
 };
 
+// The largest platform ddlsim reads, checked before SimGrid parses it (which would end a larger
+// one in std::bad_alloc or hours of loading): hosts (GPUs and any others, cluster radicals
+// counted), four times the 16,384 GPUs of the largest training runs ddl is meant to predict;
+// bytes, of a platform file or of what the generator writes for a description.
+inline constexpr std::size_t kMaxPlatformHosts = 65536;
+inline constexpr std::size_t kMaxPlatformBytes = std::size_t{1} << 30;
+
 // SimGrid 3.32's values of routing="..." (src/surf/sg_platf.cpp).
 bool known_routing(const std::string& routing);
 
 // A SimGrid quantity ("12.5GBps", "1us", "1Gf", "5e-6"): the number times its unit's multiplier
 // (SimGrid 3.32's unit tables for bandwidth, time and speed, checked against the library; no
 // unit: the base unit). False when the text has no number or its unit is unknown.
+// The number is decimal (no hexadecimal); "inf" and "nan" parse and are left to the range check.
 enum class Quantity { bandwidth, time, speed };
 bool parse_quantity(const std::string& text, Quantity kind, double& value);
+
+// What a platform's figures may be, beyond finite and positive: bandwidths 1 B/s to 1 PB/s,
+// latencies up to an hour, speeds 1 flop/s to 1 Zflop/s. Outside, a transfer or a step takes
+// ~1e300 s or rounds to nothing, and the table is noise.
+struct QuantityRange {
+  double low, high;
+  const char* text;
+};
+QuantityRange quantity_range(Quantity kind);
 
 // Reads `file` (already known to exist) and throws InvalidArgument, naming the element, its id
 // and the value, for: a bandwidth, latency or speed that is no number with a known unit; a link,
 // backbone, cluster or peer bandwidth that is not a finite number > 0; a latency that is negative
 // or not finite; a host (or cluster, peer) speed that is not > 0 and finite; a route (or zoneRoute)
 // declared twice for one source and destination in a zone (a symmetrical route counts both ways);
-// an unknown routing. Malformed XML is left to SimGrid's parser, which reports it with an exception
-// (no outline is needed then).
+// an unknown routing; more than kMaxPlatformHosts hosts. Malformed XML is left to SimGrid's parser,
+// which reports it with an exception (no outline is needed then).
 PlatformOutline read_platform_outline(const std::string& file);
 
 }  // namespace ddl::sim

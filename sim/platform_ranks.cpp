@@ -2,12 +2,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <set>
 #include <simgrid/s4u.hpp>
 
 #include "algorithms/error.hpp"
+#include "harness/output_file.hpp"
 #include "sim/platform_outline.hpp"
 
 namespace ddl::sim {
@@ -26,11 +26,9 @@ constexpr int kMaxRanksPerHost = 1 << 20;
 }  // namespace
 
 std::vector<HostfileLine> read_hostfile(const std::string& file) {
-  std::error_code ec;
-  if (std::filesystem::exists(file, ec) && !std::filesystem::is_regular_file(file, ec))
-    throw InvalidArgument("--hostfile '" + file + "' cannot be read: it is not a file");
+  check_readable(file, "--hostfile", std::uintmax_t{16} << 20);  // a line per host: a few MB
   std::ifstream in(file);
-  if (!in) throw InvalidArgument("--hostfile '" + file + "' cannot be read");
+  if (!in) throw InvalidArgument("cannot read --hostfile '" + file + "'");
   std::vector<HostfileLine> lines;
   std::string text;
   for (std::size_t n = 1; std::getline(in, text); ++n) {
@@ -60,9 +58,10 @@ std::vector<HostfileLine> read_hostfile(const std::string& file) {
 
 double parse_memory_bandwidth(const std::string& text) {
   double v = 0;
-  if (!parse_quantity(text, Quantity::bandwidth, v) || !std::isfinite(v) || !(v > 0))
-    throw InvalidArgument("bad --memory-bandwidth '" + text +
-                          "': give bytes/s > 0, e.g. 3.35e12 or 3350GBps");
+  const QuantityRange range = quantity_range(Quantity::bandwidth);
+  if (!parse_quantity(text, Quantity::bandwidth, v) || !(v >= range.low && v <= range.high))
+    throw InvalidArgument("bad --memory-bandwidth '" + text + "': give bytes/s in " + range.text +
+                          ", e.g. 3.35e12 or 3350GBps");
   return v;
 }
 

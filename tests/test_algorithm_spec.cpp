@@ -50,10 +50,13 @@ TEST_CASE("bad algorithm strings name the bad token", "[spec][errors]") {
       {"rhd:order=sideways", "'order=sideways' needs near or far"},
       {"rhd:4x2", "'4x2' sets dims, which rhd does not take"},
       {"ring:rings=2", "'rings=2' sets rings, which ring does not take"},
-      {"ddl:ring,tree", "'ring,tree' is neither dims"},
+      {"ddl:ring,tree", "'tree' is not a method (known: ring, hd)"},
+      {"ddl:tree,ring", "'tree,ring' is neither dims"},
       {"ddl::ring", "'' is an empty field"},
       {"ddl:0x4", "'0x4' is not a grid"},
       {"ddl:segment=-1", "'segment=-1' is out of range"},
+      {"ddl:4x2:ring,foo", "'foo' is not a method (known: ring, hd)"},
+      {"ddl:hd,ring,tre", "'tre' is not a method (known: ring, hd)"},
   };
   for (const auto& [text, why] : bad) {
     INFO(text);
@@ -73,6 +76,9 @@ TEST_CASE("algorithm lists split where a new algorithm starts", "[spec]") {
   CHECK(split_algorithm_list("ddl:4x8x8:ring,hd,hd:rings=2,segment=64,rhd") ==
         V{"ddl:4x8x8:ring,hd,hd:rings=2,segment=64", "rhd"});
   CHECK(split_algorithm_list("ddl:hd,hd,dbtree") == V{"ddl:hd,hd", "dbtree"});
+  // Methods short of the dims' count take the next token even when it is no method, so the
+  // error names it ('foo') rather than the methods before it.
+  CHECK(split_algorithm_list("ddl:4x2:ring,foo") == V{"ddl:4x2:ring,foo"});
   CHECK_THROWS_WITH(split_algorithm_list("ring,,ddl"), Catch::Contains("empty algorithm name"));
 }
 

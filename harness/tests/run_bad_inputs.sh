@@ -4,13 +4,17 @@
 # `COMMAND arguments` exits with exactly that status and its output (stdout and stderr) holds the
 # message on exactly one line (said once, by one rank). Rows of tools not given are skipped.
 # @TMP@ in a row is a fresh copy of FIXTURES (so a broken same-file check cannot destroy a
-# committed fixture), plus the generated dir.csv/ (a directory) and deep.xml (500 nested zones).
+# committed fixture), plus the generated dir.csv/ (a directory), deep.xml (500 nested zones),
+# fifo.csv and fifo.json (named pipes) and zero.csv (a link to /dev/zero). A row's arguments may
+# redirect standard output (> /dev/full: a full disk).
 table=$1 fixtures=$2
 shift 2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$fixtures"/* "$tmp"/
 mkdir "$tmp/dir.csv"
+mkfifo "$tmp/fifo.csv" "$tmp/fifo.json"  # inputs that would block a reader forever
+ln -s /dev/zero "$tmp/zero.csv"          # and one that never ends
 {
   echo '<?xml version="1.0"?>'
   echo '<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">'

@@ -1,6 +1,10 @@
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -168,4 +172,59 @@ TEST_CASE("AtomicOutput commit reports a failed write", "[harness][output]") {
   ddl::AtomicOutput out("/dev/full");
   out.stream() << std::string(1 << 16, 'x');
   CHECK_THROWS_AS(out.commit(), ddl::Error);
+}
+
+TEST_CASE("check_readable takes regular files only, up to the role's limit", "[harness][output]") {
+  TempDir t;
+  spit(t / "ok.csv", "0123456789");
+  CHECK_NOTHROW(ddl::check_readable(t / "ok.csv", "trace file", 10));
+  CHECK(message_of([&] { ddl::check_readable(t / "ok.csv", "trace file", 9); }) ==
+        "cannot read trace file '" + (t / "ok.csv") +
+            "': it holds 10 bytes, more than the 9 accepted for a trace file");
+  CHECK(message_of([&] { ddl::check_readable(t.dir.string(), "trace file", 1 << 20); }) ==
+        "cannot read trace file '" + t.dir.string() + "': it is a directory");
+  REQUIRE(::mkfifo((t / "fifo").c_str(), 0600) == 0);
+  CHECK(message_of([&] { ddl::check_readable(t / "fifo", "workload file", 1 << 20); }) ==
+        "cannot read workload file '" + (t / "fifo") +
+            "': it is a FIFO (a pipe), not a regular file");
+  fs::create_symlink("/dev/zero", t / "zero");  // a link to an endless device
+  CHECK(message_of([&] { ddl::check_readable(t / "zero", "plan file", 1 << 20); }) ==
+        "cannot read plan file '" + (t / "zero") +
+            "': it is a character device, not a regular file");
+  CHECK(message_of([&] { ddl::check_readable(t / "none", "plan file", 1 << 20); }) ==
+        "cannot read plan file '" + (t / "none") + "': No such file or directory");
+}
+
+TEST_CASE("AtomicOutput leaves no temporary file when a signal or exit() ends the process",
+          "[harness][output]") {
+  TempDir t;
+  spit(t / "out.csv", "old");
+  // In a child: open, write, then end the way a killed or interrupted run ends.
+  const auto end_child = [&](const std::function<void()>& ending) {
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      for (int sig : {SIGTERM, SIGINT, SIGHUP}) std::signal(sig, SIG_DFL);  // Catch's are gone
+      ddl::AtomicOutput out(t / "out.csv");
+      out.stream() << "new" << std::flush;
+      ending();
+      ::_exit(0);  // not reached
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    return status;
+  };
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    INFO("signal " << sig);
+    const int status = end_child([sig] { ::raise(sig); });
+    CHECK(WIFSIGNALED(status));
+    CHECK(WTERMSIG(status) == sig);  // the signal still ends the process, as by default
+    CHECK(entries(t.dir) == 1);      // out.csv only: the temporary file is gone
+    CHECK(slurp(t / "out.csv") == "old");
+  }
+  const int status = end_child([] { std::exit(3); });  // SimGrid's SIGINT handler exits so
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 3);
+  CHECK(entries(t.dir) == 1);
+  CHECK(slurp(t / "out.csv") == "old");
 }

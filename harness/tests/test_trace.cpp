@@ -122,6 +122,18 @@ TEST_CASE("malformed traces are rejected naming the line", "[trace]") {
   CHECK_THROWS_WITH(read("{nope\n", TraceFormat::jsonl), Catch::Contains("t:1:"));
 }
 
+TEST_CASE("a csv trace with CR LF line ends and a byte-order mark reads as the plain one",
+          "[trace]") {
+  const std::string plain = trace_csv_header() + "\nring,8,0,0,send,1,8,0,allgather,-1,0,1\n" +
+                            "ring,8,0,1,recv,0,8,0,allgather,-1,0,2\n";
+  std::string windows = "\xEF\xBB\xBF";
+  for (char c : plain) windows += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  std::istringstream a(plain), b(windows);
+  const std::vector<TraceEvent> expected = read_trace(a, TraceFormat::csv, "plain");
+  REQUIRE(expected.size() == 2);
+  CHECK(read_trace(b, TraceFormat::csv, "windows") == expected);
+}
+
 TEST_CASE("names with a comma cannot go into a csv trace", "[trace]") {
   std::vector<TraceEvent> events = awkward_events();
   events[0].phase = "a,b";

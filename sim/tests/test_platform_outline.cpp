@@ -47,6 +47,33 @@ TEST_CASE("quantities take SimGrid 3.32's units and refuse the ones it refuses",
     CHECK_FALSE(parses(bad, Quantity::bandwidth));
   for (const char* bad : {"1Gflops", "1Kf", "1Mflop"}) CHECK_FALSE(parses(bad, Quantity::speed));
   for (const char* bad : {"1fs", "1min", "1sec"}) CHECK_FALSE(parses(bad, Quantity::time));
+  // Refused by ddl where SimGrid's strtod would read hexadecimal: 0x10GBps is not 16 GB/s.
+  for (const char* hex : {"0x10GBps", "0x10", "0X1p4Bps"})
+    CHECK_FALSE(parses(hex, Quantity::bandwidth));
+  CHECK_FALSE(parses("0x1us", Quantity::time));
+}
+
+TEST_CASE("platform figures outside what any machine has are refused naming the range",
+          "[sim][outline]") {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("ddl_range_" + std::to_string(::getpid()) + ".xml"))
+                               .string();
+  const auto link = [&](const std::string& bandwidth, const std::string& latency) {
+    {
+      std::ofstream out(path);
+      out << "<?xml version=\"1.0\"?>\n<platform version=\"4.1\">\n<zone id=\"z\" "
+             "routing=\"Full\">\n<link id=\"l\" bandwidth=\""
+          << bandwidth << "\" latency=\"" << latency << "\"/>\n</zone>\n</platform>\n";
+    }
+    ddl::sim::read_platform_outline(path);
+  };
+  CHECK_NOTHROW(link("1Bps", "1h"));
+  CHECK_NOTHROW(link("1PBps", "0s"));
+  CHECK_THROWS_WITH(link("1e-300Bps", "1us"),
+                    Catch::Contains("link 'l': bandwidth '1e-300Bps' is outside [1 B/s, 1 PB/s]"));
+  CHECK_THROWS_WITH(link("2PBps", "1us"), Catch::Contains("'2PBps' is outside [1 B/s, 1 PB/s]"));
+  CHECK_THROWS_WITH(link("1GBps", "2h"), Catch::Contains("latency '2h' is outside [0 s, 1 h]"));
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("the outline holds zones, members and routes both ways", "[sim][outline]") {
@@ -107,6 +134,35 @@ TEST_CASE("cluster radicals at the ends of long's range neither overflow nor loo
         std::vector<std::string>{"n-9223372036854775806", "n-9223372036854775807"});
   CHECK(outline("99999999999999999999").empty());
   CHECK(outline("0-1,99999999999999999999") == std::vector<std::string>{"n-0", "n-1"});
-  CHECK(outline("-9223372036854775808-9223372036854775807").empty());
+  // The widest range is more hosts than ddlsim accepts: refused before any host is listed.
+  CHECK_THROWS_WITH(outline("-9223372036854775808-9223372036854775807"),
+                    Catch::Contains("more than 65536 hosts, the most ddlsim accepts"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a platform of more hosts than ddlsim accepts is refused before SimGrid reads it",
+          "[sim][outline]") {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("ddl_hosts_" + std::to_string(::getpid()) + ".xml"))
+                               .string();
+  const auto write = [&](const std::string& body) {
+    std::ofstream out(path);
+    out << "<?xml version=\"1.0\"?>\n<platform version=\"4.1\">\n" << body << "</platform>\n";
+  };
+  const auto cluster = [](const std::string& id, const std::string& radical) {
+    return "<cluster id=\"" + id + "\" prefix=\"" + id + "-\" suffix=\"\" radical=\"" + radical +
+           "\" speed=\"1Gf\" bw=\"1GBps\" lat=\"1us\"/>\n";
+  };
+  // Exactly the limit: read (65536 members); one more, in a second cluster or a plain host: not.
+  write("<zone id=\"z\" routing=\"Full\">\n" + cluster("a", "0-32767") + cluster("b", "0-32767") +
+        "</zone>\n");
+  CHECK(ddl::sim::read_platform_outline(path).zone_of.size() == 65536 + 2);
+  write("<zone id=\"z\" routing=\"Full\">\n" + cluster("a", "0-32767") + cluster("b", "0-32768") +
+        "</zone>\n");
+  CHECK_THROWS_WITH(ddl::sim::read_platform_outline(path),
+                    Catch::Contains("line 5: more than 65536 hosts, the most ddlsim accepts"));
+  write("<zone id=\"z\" routing=\"Full\">\n" + cluster("a", "0-65535") +
+        "<host id=\"h\" speed=\"1Gf\"/>\n</zone>\n");
+  CHECK_THROWS_WITH(ddl::sim::read_platform_outline(path), Catch::Contains("line 5: more than"));
   std::filesystem::remove(path);
 }
