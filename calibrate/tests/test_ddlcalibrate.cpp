@@ -52,7 +52,8 @@ TEST_CASE("ddlcalibrate --combine writes the platform of the launches' medians",
   // Bad inputs: one message naming the problem, exit status 2, no platform written.
   const std::string tool = std::string(DDL_CALIBRATE) + " --output " + dir + "/bad.xml";
   for (const auto& [args, message] : std::vector<std::pair<std::string, std::string>>{
-           {" --combine " + dir + "/missing.json", "cannot read calibration report '" + dir + "/missing.json'"},
+           {" --combine " + dir + "/missing.json",
+            "cannot read calibration report '" + dir + "/missing.json'"},
            {" --combine" + files + " --reps 5", "--reps sets what is measured; with --combine"},
            {" --combine" + files + " --receive-buffers peer-read",
             "--receive-buffers sets what is measured"},

@@ -145,7 +145,8 @@ TEST_CASE("bad cfg, hostfile and memory-bandwidth flags are one message each", "
                 "line 1 'node-0:0': '0' is not a rank count");
   const Hostfile empty_file("empty", "# nothing\n\n");
   check_refused(cluster + " --hostfile " + empty_file.path, "names no host");
-  check_refused(cluster + " --hostfile /nonexistent/hosts", "cannot read --hostfile '/nonexistent/hosts': No such file or directory");
+  check_refused(cluster + " --hostfile /nonexistent/hosts",
+                "cannot read --hostfile '/nonexistent/hosts': No such file or directory");
   check_refused(" --platform " + fixture("star_8.xml") + " --hostfile " + missing_file.path,
                 "places its ranks itself (hosts with ddl_rank)");
 }
