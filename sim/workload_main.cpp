@@ -173,14 +173,16 @@ int run_sweep_mode(const po::variables_map& vm, const harness::CommonOptions& co
                                      vm["algo"].as<std::string>(),
                                      "--segment",
                                      vm["segment"].as<std::string>(),
-                                     "--rings",
-                                     std::to_string(common.rings),
                                      "-n",
                                      std::to_string(common.iters),
                                      "-w",
                                      std::to_string(common.warmup),
                                      "--format",
                                      "csv"};
+    if (!vm["rings"].defaulted()) {  // given only when given: no algorithm of --algo may take it
+      args.push_back("--rings");
+      args.push_back(std::to_string(common.rings));
+    }
     for (const char* flag : {"jitter", "seed", "interference", "bucket-launch", "data-loading"})
       if (vm.count(flag)) {
         args.push_back(std::string("--") + flag);
