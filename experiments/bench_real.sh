@@ -8,15 +8,16 @@
 #
 #   experiments/bench_real.sh            # uses build/bin; BUILD=dir to use another build
 #
-# Writes, in experiments/results/: per run R, bench_real_<pages>_{2,4}ranks.runR.csv and
+# Writes, in a new experiments/runs/bench_real-<time>/ (UPDATE_RESULTS=1: the committed
+# experiments/results/; OUT=dir: dir; experiments/README.md): per run R, bench_real_<pages>_{2,4}ranks.runR.csv and
 # bench_real_memcpy_<pages>.runR.csv (pages: 4k, huge); bench_real_memcpy_concurrent.csv (two
 # copiers at once, one per core, 4 KB pages: what two ranks' memory traffic can reach);
 # bench_real_summary.txt (the ratios, and the memory-traffic bounds of a 2-rank allreduce) and
 # bench_real_commands.txt (the exact commands run, and the load before and after).
 set -eu
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
-OUT=experiments/results
 ITERS=${ITERS:-10}
 WARMUP=${WARMUP:-3}
 RUNS=${RUNS:-3}
@@ -24,6 +25,7 @@ case $RUNS in '' | *[!0-9]* | 0) echo "bench_real.sh: RUNS must be a positive wh
 for tool in ddlrun ddl_membw; do
   [ -x "$BUILD/bin/$tool" ] || { echo "bench_real.sh: $BUILD/bin/$tool is missing: build first (make build)" >&2; exit 1; }
 done
+results_dir bench_real experiments/results
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 MPIRUN="mpirun --oversubscribe --allow-run-as-root --mca btl self,vader"
 

@@ -11,7 +11,8 @@
 #   BUILD=build-rel experiments/bench_sim.sh     # another build directory
 #
 # Environment: BUILD (default build), EXACT (1: every step played, ddlsim --exact), REPS (runs per case, default 3; the machine is shared and
-# noisy, so the median wall time is reported), OUT (results folder), CASE_TIMEOUT (seconds per run, default 900: a run
+# noisy, so the median wall time is reported), OUT (results folder; default a new
+# experiments/runs/bench_sim-<time>/, UPDATE_RESULTS=1 the committed experiments/results/), CASE_TIMEOUT (seconds per run, default 900: a run
 # past it is recorded as "timeout", not waited for), GPUS (subset of "256 1024 4096"; empty with
 # PROFILE=1: profiles only).
 # The 4096-GPU ring simulates 33.5 million messages, so it runs once, not REPS times.
@@ -33,11 +34,12 @@
 # each stopped after PROFILE_LIMIT s, default 240). What each lever gives, one at a time, is
 # experiments/sim_speed/levers.sh's.
 #
-# Writes experiments/results/bench_sim.csv, bench_sim.md (date, machine, load, the exact
+# Writes, into OUT, bench_sim.csv, bench_sim.md (date, machine, load, the exact
 # commands, the table, targets; bench_sim_analysis.md is appended as its analysis) and, with
 # PROFILE=1, bench_sim_profile.md (self costs grouped: solver, scheduling, matching, ddl code).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
 REPS=${REPS:-3}
 CASE_TIMEOUT=${CASE_TIMEOUT:-900}
@@ -46,7 +48,6 @@ PROFILE=${PROFILE:-0}
 EXACT=${EXACT:-0}
 EXACT_FLAG=()
 [ "$EXACT" = 1 ] && EXACT_FLAG=(--exact)
-OUT=${OUT:-experiments/results}
 SMPI=${SMPI:-1}
 SMPI_CASES=${SMPI_CASES-64:lr 64:rab 256:lr}
 SMPI_TIMEOUT=${SMPI_TIMEOUT:-600}
@@ -72,10 +73,10 @@ case $REPS in '' | *[!0-9]* | 0) echo "bench_sim.sh: REPS must be a positive int
 case $CASE_TIMEOUT in '' | *[!0-9]* | 0)
   echo "bench_sim.sh: CASE_TIMEOUT must be a positive number of seconds, got '$CASE_TIMEOUT'" >&2; exit 1 ;; esac
 
+results_dir bench_sim experiments/results
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 143' INT TERM
-mkdir -p "$OUT"
 RUNS=$WORK/runs.tsv  # gpus algo platform_label rep wall_s max_rss_kb sim_time_us dims load1 status cpu_s max_pss_kb
 COMMANDS=$WORK/commands.txt
 : > "$RUNS"

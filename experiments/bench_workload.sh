@@ -11,10 +11,13 @@
 #   experiments/bench_workload.sh                  # uses build/bin/ddlsim
 #   BUILD=build-rel experiments/bench_workload.sh  # another build folder (Release recommended)
 #
-# Writes experiments/results/bench_workload.csv (every run) and bench_workload.md (summary).
+# Writes bench_workload.csv (every run) and bench_workload.md (summary) into a new
+# experiments/runs/bench_workload-<time>/ (UPDATE_RESULTS=1: the committed experiments/results/;
+# OUT=dir: dir; experiments/README.md).
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+. experiments/lib.sh
 build=${BUILD:-build}
 case $build in /*) ddlsim=$build/bin/ddlsim ;; *) ddlsim=$root/$build/bin/ddlsim ;; esac
 if [ ! -x "$ddlsim" ]; then
@@ -26,8 +29,8 @@ if [ ! -x /usr/bin/time ]; then
   exit 1
 fi
 repeats=${REPEATS:-3}
-out=experiments/results
-mkdir -p "$out"
+results_dir bench_workload experiments/results
+out=$OUT
 csv=$out/bench_workload.csv
 md=$out/bench_workload.md
 tmp=$(mktemp)

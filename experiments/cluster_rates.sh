@@ -8,19 +8,21 @@
 #     softirq, in cores, and as a share of the 2): the CPU share of TCP at that rate;
 #   - ddlrun ring and ddl (dims 2x2x2) at 16 MB, median of 3: when the network sets the pace,
 #     time scales with 1 / rate.
-#   experiments/cluster_rates.sh          # writes experiments/results/cluster_vs_sim/rates.csv
-# Environment: BUILD (default build), RATES (default "200mbit 500mbit 1gbit 2gbit"), OUT.
+#   experiments/cluster_rates.sh          # writes rates.csv into a new experiments/runs/cluster_rates-<time>/
+#   UPDATE_RESULTS=1 experiments/cluster_rates.sh   # into the committed experiments/results/cluster_vs_sim/
+# Environment: BUILD (default build), RATES (default "200mbit 500mbit 1gbit 2gbit"), OUT (any
+# folder instead; experiments/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
 RATES=${RATES:-200mbit 500mbit 1gbit 2gbit}
-OUT=${OUT:-experiments/results/cluster_vs_sim}
 export DDLCLUSTER_PREFIX=${DDLCLUSTER_PREFIX:-ddlr}
 CLUSTER=cluster/ddlcluster
 [ "$(id -u)" = 0 ] || { echo "cluster_rates.sh: must run as root" >&2; exit 1; }
 [ -x "$BUILD/bin/ddlrun" ] || { echo "cluster_rates.sh: $BUILD/bin/ddlrun is missing: build it first" >&2; exit 1; }
+results_dir cluster_rates experiments/results/cluster_vs_sim
 trap '"$CLUSTER" down > /dev/null 2>&1 || true' EXIT
-mkdir -p "$OUT"
 cpu() { awk '/^cpu / { print $2 + $3 + $4 + $8 }' /proc/stat; }  # busy jiffies: user nice system softirq
 hz=$(getconf CLK_TCK)
 BYTES=$((64 << 20))

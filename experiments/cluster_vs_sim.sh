@@ -19,15 +19,18 @@
 # 8 ranks on the machine's 2 cores, which at 500mbit set the pace instead of the shaper: why
 # these rates in experiments/results/cluster_vs_sim/README.md), ITERS (ddlrun -n, default 3),
 # WARMUP (default 1), LAUNCHES (default 2), REPS (ddlcalibrate --reps, default 5), OUT (default
-# experiments/results/cluster_vs_sim), PYTHON (default /usr/bin/python3), DDLCLUSTER_PREFIX
-# (default ddlx), CONFIGS (default "a b"; one configuration reruns only its own files),
-# MAXBYTES (the largest size, default 64M: smaller for a quick trial), RESIMULATE=1 (no cluster,
-# no measurement: refit the platforms from the calibration reports in OUT and simulate and
-# analyse again, after a change to the model; needs no root).
+# a new experiments/runs/cluster_vs_sim-<time>/; UPDATE_RESULTS=1: the committed
+# experiments/results/cluster_vs_sim; experiments/README.md), PYTHON (default /usr/bin/python3),
+# DDLCLUSTER_PREFIX (default ddlx), CONFIGS (default "a b"; one configuration reruns only its own
+# files: give OUT or UPDATE_RESULTS=1 to keep the other's beside them), MAXBYTES (the largest
+# size, default 64M: smaller for a quick trial), RESIMULATE=1 (no cluster, no measurement: refit
+# the platforms from the calibration reports in OUT, or the committed ones with UPDATE_RESULTS=1,
+# and simulate and analyse again, after a change to the model; needs no root).
 # The machine's CPU time during every measured launch is recorded (cpu.csv): idle cores show
 # that the network, not the 2 cores, set the pace.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
 DDLRUN=${DDLRUN:-$BUILD/bin/ddlrun}
 DDLSIM=${DDLSIM:-$BUILD/bin/ddlsim}
@@ -38,7 +41,6 @@ ITERS=${ITERS:-3}
 WARMUP=${WARMUP:-1}
 LAUNCHES=${LAUNCHES:-2}
 REPS=${REPS:-5}
-OUT=${OUT:-experiments/results/cluster_vs_sim}
 PYTHON=${PYTHON:-/usr/bin/python3}
 CONFIGS=${CONFIGS:-a b}
 export DDLCLUSTER_PREFIX=${DDLCLUSTER_PREFIX:-ddlx}
@@ -68,9 +70,11 @@ done
 for c in $CONFIGS; do
   case $c in a | b) ;; *) die "CONFIGS holds '$c': the configurations are a and b" ;; esac
 done
+[ "$RESIMULATE" != 1 ] || [ -n "${OUT:-}" ] || [ "${UPDATE_RESULTS:-0}" = 1 ] ||
+  die "RESIMULATE=1 simulates an earlier run's measurements again: give OUT=that run's folder, or UPDATE_RESULTS=1 for the committed ones"
+results_dir cluster_vs_sim experiments/results/cluster_vs_sim
 
 trap '"$CLUSTER" down > /dev/null 2>&1 || true' EXIT
-mkdir -p "$OUT"
 CPU=$OUT/cpu.csv
 [ -f "$CPU" ] || echo "config,variant,launch,wall_s,user_s,system_s,softirq_s,idle_s,busy_cores" > "$CPU"
 run() {  # log the command, then run it

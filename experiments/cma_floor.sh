@@ -9,17 +9,19 @@
 #   experiments/cma_floor.sh            # uses build/bin; BUILD=dir to use another build
 #   SIZE=64M RUNS=5 experiments/cma_floor.sh   # another size (ddl_cma_floor -s), more runs
 #
-# Writes, in experiments/results/: cma_floor_<pages>.runR.csv (pages: 4k, huge),
+# Writes, in a new experiments/runs/cma_floor-<time>/ (UPDATE_RESULTS=1: the committed
+# experiments/results/; OUT=dir: dir; experiments/README.md): cma_floor_<pages>.runR.csv (pages: 4k, huge),
 # cma_floor_summary.txt and cma_floor_commands.txt (the exact commands, the load before and
 # after), all at the end, once every run has succeeded.
 set -eu
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
-OUT=experiments/results
 RUNS=${RUNS:-3}
 SIZE=${SIZE:-256M}
 case $RUNS in '' | *[!0-9]* | 0) echo "cma_floor.sh: RUNS must be a positive whole number, got '$RUNS'" >&2; exit 2 ;; esac
 [ -x "$BUILD/bin/ddl_cma_floor" ] || { echo "cma_floor.sh: $BUILD/bin/ddl_cma_floor is missing: build first (make build)" >&2; exit 1; }
+results_dir cma_floor experiments/results
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 trap 'exit 143' INT TERM

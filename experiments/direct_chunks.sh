@@ -5,15 +5,18 @@
 #
 #   experiments/direct_chunks.sh         # uses build/bin; BUILD=dir to use another build
 #
-# Writes experiments/results/direct_chunks.csv (every run's rows) and direct_chunks.txt (the
-# median busbw per page kind, size and chunk over the runs, and each over the best chunk's).
+# Writes direct_chunks.csv (every run's rows) and direct_chunks.txt (the median busbw per page
+# kind, size and chunk over the runs, and each over the best chunk's) into a new
+# experiments/runs/direct_chunks-<time>/ (UPDATE_RESULTS=1: the committed experiments/results/;
+# OUT=dir: dir; experiments/README.md).
 set -eu
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
-OUT=experiments/results
 RUNS=${RUNS:-3}
 case $RUNS in '' | *[!0-9]* | 0) echo "direct_chunks.sh: RUNS must be a positive whole number, got '$RUNS'" >&2; exit 2 ;; esac
 [ -x "$BUILD/bin/ddlrun" ] || { echo "direct_chunks.sh: $BUILD/bin/ddlrun is missing: build first (make build)" >&2; exit 1; }
+results_dir direct_chunks experiments/results
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
 algos=""
 for chunk in 65536 131072 262144 524288 1048576 2097152; do algos="$algos${algos:+,}direct:segment=$chunk"; done

@@ -9,11 +9,14 @@
 #
 #   experiments/gpu_check.sh             # BUILD=dir to use another build directory
 #
-# Results: experiments/results/gpu_check_*.{txt,csv}. Exits non-zero if any check fails.
+# Results: gpu_check_*.{txt,csv} in a new experiments/runs/gpu_check-<time>/ (UPDATE_RESULTS=1:
+# the committed experiments/results/; OUT=dir: dir; experiments/README.md). Exits non-zero if any
+# check fails.
 set -eu
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
-OUT=experiments/results
+results_dir gpu_check experiments/results
 if [ ! -x "$BUILD/bin/ddl_cuda_collectives" ]; then
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDDL_WITH_CUDA=ON
   cmake --build "$BUILD" -j "$(nproc)" --target ddl_cuda_probe ddl_cuda_collectives ddl_cuda_reduce_bench ddlrun

@@ -9,20 +9,21 @@
 #   experiments/receive_buffers.sh            # tools from build/bin
 #
 # Environment: BUILD (default build), LAUNCHES (per state, default 4), REPS (default 21),
-# OUT (default experiments/results/receive_buffers).
+# OUT (default a new experiments/runs/receive_buffers-<time>/; UPDATE_RESULTS=1: the committed
+# experiments/results/receive_buffers; experiments/README.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
 LAUNCHES=${LAUNCHES:-4}
 REPS=${REPS:-21}
-OUT=${OUT:-experiments/results/receive_buffers}
 CAL=$BUILD/bin/ddlcalibrate
 [ -x "$CAL" ] || { echo "receive_buffers.sh: $CAL is missing: build it first (or set BUILD)" >&2; exit 1; }
 for v in LAUNCHES REPS; do
   case ${!v} in '' | *[!0-9]* | 0) echo "receive_buffers.sh: $v must be a positive integer, got '${!v}'" >&2; exit 1 ;; esac
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-mkdir -p "$OUT"
+results_dir receive_buffers experiments/results/receive_buffers
 rm -f "$OUT"/own.*.json "$OUT"/peer-read.*.json "$OUT"/*.xml
 {
   echo "# experiments/receive_buffers.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)"

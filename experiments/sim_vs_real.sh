@@ -13,7 +13,8 @@
 # the buffers in different physical pages and meets the machine's co-tenants anew, one launch
 # is one draw; the platform is fitted to the median over the calibration launches
 # (ddlcalibrate --combine) and the analysis takes the median over the measurement launches),
-# REPS (ddlcalibrate --reps, default 15), OUT (default experiments/results/sim_vs_real), PYTHON
+# REPS (ddlcalibrate --reps, default 15), OUT (default a new experiments/runs/sim_vs_real-<time>/;
+# UPDATE_RESULTS=1: the committed experiments/results/sim_vs_real; experiments/README.md), PYTHON
 # (default /usr/bin/python3, Debian's, which has python3-pandas and python3-matplotlib).
 # Writes into OUT: calibrated_<p>.launch<i>.xml/.json/.txt (each calibration launch) and
 # calibrated_<p>.xml/.json/.txt (their combination, what ddlsim runs on),
@@ -24,6 +25,7 @@
 # as platforms/SOURCES.md asks for this noisy machine); machine load is recorded in commands.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
 DDLRUN=${DDLRUN:-$BUILD/bin/ddlrun}
 DDLSIM=${DDLSIM:-$BUILD/bin/ddlsim}
@@ -32,7 +34,6 @@ ITERS=${ITERS:-12}
 WARMUP=${WARMUP:-3}
 LAUNCHES=${LAUNCHES:-3}
 REPS=${REPS:-15}
-OUT=${OUT:-experiments/results/sim_vs_real}
 PYTHON=${PYTHON:-/usr/bin/python3}
 ALGOS=ring,ddl,rhd,dbtree,hier
 SIZES=(-b 64K -e 64M -f 2)
@@ -50,7 +51,7 @@ done
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 MPIRUN=(mpirun --oversubscribe --allow-run-as-root --mca btl self,vader)
-mkdir -p "$OUT"
+results_dir sim_vs_real experiments/results/sim_vs_real
 COMMANDS=$OUT/commands.txt
 {
   echo "# experiments/sim_vs_real.sh, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -26,12 +26,15 @@
 # experiments/results/training_vs_sim/README.md), RANKS (default "2 4 8"), ALGOS (default
 # ring,ddl,hier), STEPS (timed iterations of every run, default 20), WARMUP (default 2), BATCH
 # (sequences per rank, default 4), REPS (ddlcalibrate --reps, default 5), MEASURE_REPS
-# (ddl.workload --measure-reps, default 7), SEED (the jitter draws, default 1), OUT (default
-# experiments/results/training_vs_sim), PYTHON (default /usr/bin/python3), DDLCLUSTER_PREFIX
-# (default ddlt), RESIMULATE=1 (no cluster, no measurement: simulate and analyse again from the
-# files in OUT, after a change to the model; needs no root).
+# (ddl.workload --measure-reps, default 7), SEED (the jitter draws, default 1), OUT (default a
+# new experiments/runs/training_vs_sim-<time>/; UPDATE_RESULTS=1: the committed
+# experiments/results/training_vs_sim; experiments/README.md), PYTHON (default /usr/bin/python3),
+# DDLCLUSTER_PREFIX (default ddlt), RESIMULATE=1 (no cluster, no measurement: simulate and
+# analyse again from the files in OUT, or the committed ones with UPDATE_RESULTS=1, after a
+# change to the model; needs no root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
 DDLRUN=${DDLRUN:-$BUILD/bin/ddlrun}
 DDLSIM=${DDLSIM:-$BUILD/bin/ddlsim}
@@ -45,7 +48,6 @@ BATCH=${BATCH:-4}
 REPS=${REPS:-5}
 MEASURE_REPS=${MEASURE_REPS:-7}
 SEED=${SEED:-1}
-OUT=${OUT:-experiments/results/training_vs_sim}
 PYTHON=${PYTHON:-/usr/bin/python3}
 RESIMULATE=${RESIMULATE:-0}
 SUBNET=${SUBNET:-10.213.79.0/24}
@@ -77,9 +79,11 @@ for p in $RANKS; do
   case $p in 2 | 4 | 8) ;; *) die "RANKS holds '$p': the configurations are 2, 4 and 8 ranks" ;; esac
 done
 
+[ "$RESIMULATE" != 1 ] || [ -n "${OUT:-}" ] || [ "${UPDATE_RESULTS:-0}" = 1 ] ||
+  die "RESIMULATE=1 simulates an earlier run's measurements again: give OUT=that run's folder, or UPDATE_RESULTS=1 for the committed ones"
+results_dir training_vs_sim experiments/results/training_vs_sim
 export PYTHONPATH=$PWD/$BUILD/python:$PWD/experiments/training
 export GLOO_SOCKET_IFNAME=nic  # gloo (DDP's parameter broadcast) on the node's cluster interface
-mkdir -p "$OUT"
 COMMANDS=$OUT/commands.txt
 LOAD=$OUT/load.csv
 run() {  # log the command, then run it

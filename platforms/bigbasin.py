@@ -4,6 +4,7 @@ one 50 Gbit/s Ethernet NIC per server, servers joined by one switch.
 The switch is non-blocking, so it is a router, not a link: its hop latency is folded into the NICs
 (half each), which every route through it crosses (s822lc.py says why a FATPIPE link would not do).
 """
+from limits import MAX_ZONES, too_big
 from platform_xml import begin, finish, lat, num, switch_zone
 
 
@@ -42,6 +43,9 @@ def bigbasin_server(x, s, a):
 
 
 def bigbasin(servers, a):
+    problem = too_big(servers, MAX_ZONES, "servers side by side")  # 8192 GPUs, below MAX_GPUS
+    if problem:
+        raise ValueError(f"bigbasin: --nodes {servers} {problem}")
     props = [("ddl_dims", "8" if servers == 1 else f"8x{servers}"), ("ddl_gpus", 8 * servers),
              ("ddl_gpus_per_node", 8), ("ddl_nodes", servers)]
     notes = [

@@ -10,6 +10,8 @@ import os
 import re
 from types import SimpleNamespace as Obj
 
+from limits import MAX_GPUS, MAX_GROUP_GPUS, MAX_LINK_COUNT, MAX_ZONES, out_of_range, too_big
+
 TOPOLOGIES = ("fat_tree2", "fat_tree3", "rail", "rail3")  # rail*: GPU i of every node on leaf i
 FABRICS = ("switch", "mesh", "pcie")
 NO_SOURCE = "given in the description without a source"
@@ -46,10 +48,12 @@ def fields(obj, field, required, optional=()):
     return obj
 
 
-def integer(value, field, low=1):
+def integer(value, field, low=1, high=None):
     if isinstance(value, bool) or not isinstance(value, int) or value < low:
         raise DescriptionError(field, "must be a positive integer" if low == 1 else f"must be an integer >= {low}",
                                value)
+    if high is not None and value > high:
+        raise DescriptionError(field, f"must be at most {high} (platforms/README.md, \"Limits\")", value)
     return value
 
 
@@ -80,6 +84,9 @@ def figure(value, field, kind):
         raise DescriptionError(field, f"must be a {kind} (a number or a text with a unit)", value)
     if number < 0 or (number == 0 and kind != "latency"):
         raise DescriptionError(field, "must be >= 0" if kind == "latency" else "must be > 0", value)
+    problem = out_of_range(float(number), kind)  # NaN, infinity, 1e999 and the absurd
+    if problem:
+        raise DescriptionError(field, problem, value)
     return Obj(value=float(number), source=source)
 
 
@@ -147,7 +154,7 @@ def fabric(obj, field, gpus):
             if a == b or (a, b) in seen or (b, a) in seen:
                 raise DescriptionError(f"{f}.ends", "must be two different ends not linked before", ends)
             seen.add((a, b))
-            count = integer(entry.get("count", 1), f"{f}.count")
+            count = integer(entry.get("count", 1), f"{f}.count", high=MAX_LINK_COUNT)
             figs = link_figures({k: entry[k] for k in ("bandwidth", "latency") if k in entry}, f, default)
             link_id = name(entry["id"], f"{f}.id") if "id" in entry else f"nvl-{a}-{b}"
             links.append(Obj(a=a, b=b, count=count, id=link_id, figures=figs))
@@ -216,11 +223,11 @@ def node(obj, field, base_dir):
         keep = obj.get("message_factors", True)
         if not isinstance(keep, bool):
             raise DescriptionError(f"{field}.message_factors", "must be true or false", keep)
-        gpus, fab, gpu = cal.gpus, Obj(kind="calibrated", name="calibrated", file=path, cal=cal,
+        gpus, fab, gpu = cal.gpus, Obj(kind="calibrated", name="calibrated", file=path, path=full, cal=cal,
                                         message_factors=keep), None
     else:
         fields(obj, field, ("gpus", "gpu", "fabric"), ("nic", "pcie", "nics"))
-        gpus = integer(obj["gpus"], f"{field}.gpus")
+        gpus = integer(obj["gpus"], f"{field}.gpus", high=MAX_GROUP_GPUS)
         g = fields(obj["gpu"], f"{field}.gpu", ("speed", "memory_bandwidth"))
         gpu = Obj(speed=figure(g["speed"], f"{field}.gpu.speed", "speed"),
                   memory_bandwidth=figure(g["memory_bandwidth"], f"{field}.gpu.memory_bandwidth", "bandwidth"))
@@ -244,7 +251,7 @@ def node(obj, field, base_dir):
     return n
 
 
-def per_topology(value, field, topology, low=1):
+def per_topology(value, field, topology, high):
     """An integer, or an object that gives one per topology ({"fat_tree2": 4, "rail": 32})."""
     if isinstance(value, dict):
         for key in value:
@@ -253,13 +260,16 @@ def per_topology(value, field, topology, low=1):
                                        value[key])
         if topology not in value:
             raise DescriptionError(f"{field}.{topology}", "is missing (the topology in use)", MISSING)
-        return integer(value[topology], f"{field}.{topology}", low)
-    return integer(value, field, low)
+        return integer(value[topology], f"{field}.{topology}", high=high)
+    return integer(value, field, high=high)
 
 
 def positive(value, field):
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         raise DescriptionError(field, "must be a number > 0", value)
+    problem = out_of_range(float(value), "oversubscription")
+    if problem:
+        raise DescriptionError(field, problem, value)
     return float(value)
 
 
@@ -274,9 +284,10 @@ def network(obj, field, overrides):
     if three and "leaves_per_pod" not in obj:
         raise DescriptionError(f"{field}.leaves_per_pod", f"is missing (topology {topology})", MISSING)
     net = Obj(topology=topology, rails=topology.startswith("rail"), tiers=3 if three else 2,
-              nodes=integer(obj["nodes"], f"{field}.nodes"),
-              nodes_per_leaf=per_topology(obj["nodes_per_leaf"], f"{field}.nodes_per_leaf", topology),
-              leaves_per_pod=per_topology(obj["leaves_per_pod"], f"{field}.leaves_per_pod", topology) if three else 1,
+              nodes=integer(obj["nodes"], f"{field}.nodes", high=MAX_GPUS),
+              nodes_per_leaf=per_topology(obj["nodes_per_leaf"], f"{field}.nodes_per_leaf", topology, MAX_GROUP_GPUS),
+              leaves_per_pod=per_topology(obj["leaves_per_pod"], f"{field}.leaves_per_pod", topology, MAX_ZONES)
+              if three else 1,
               oversubscription=positive(obj.get("oversubscription", 1), f"{field}.oversubscription"),
               pod_oversubscription=positive(obj.get("pod_oversubscription", 1), f"{field}.pod_oversubscription"),
               switch_latency=figure(obj["switch_latency"], f"{field}.switch_latency", "latency"))
@@ -286,6 +297,12 @@ def network(obj, field, overrides):
     if three and net.nodes > per_pod and net.nodes % per_pod:
         raise DescriptionError(f"{field}.nodes", f"must be <= or a multiple of nodes_per_leaf x leaves_per_pod "
                                f"= {per_pod}", net.nodes)
+    # Groups (or pods) side by side in one zone: SimGrid's Floyd routing over them grows with the cube.
+    zones = -(-net.nodes // npl) if not three else -(-net.nodes // per_pod)
+    problem = too_big(zones, MAX_ZONES, "leaf groups side by side" if not three else "pods",
+                      "more nodes_per_leaf" + (", or a three-tier topology" if not three else " or leaves_per_pod"))
+    if problem:
+        raise DescriptionError(f"{field}.nodes", problem, net.nodes)
     return net
 
 
@@ -309,6 +326,13 @@ def load(path, overrides=None):
         raise DescriptionError("about", "must be a text without '--'", about)
     n = node(obj["node"], "node", os.path.dirname(os.path.abspath(path)))
     net = network(obj["network"], "network", overrides or {})
+    shape = (("network.nodes", net.nodes, too_big(n.gpus * net.nodes, MAX_GPUS, "GPUs (nodes x node.gpus)")),
+             ("network.nodes_per_leaf", net.nodes_per_leaf,
+              too_big(n.gpus * min(net.nodes, net.nodes_per_leaf), MAX_GROUP_GPUS,
+                      "GPUs in one leaf group (nodes_per_leaf x node.gpus)")))
+    for field, value, problem in shape:
+        if problem:
+            raise DescriptionError(field, problem, value)
     if net.nodes > 1 and n.nic is None:
         raise DescriptionError("node.nic", f"is missing ({net.nodes} nodes need a network)", MISSING)
     return Obj(name=name(obj["name"], "name"), about=about, notes=notes, node=n, network=net, path=path)

@@ -13,17 +13,22 @@ the shaped rates. Rates are the tc rates; everything else is assumed, and calibr
 """
 import re
 
+from limits import MAX_EMULATED_RANKS, out_of_range, too_big
 from platform_xml import begin, bw, finish, lat, num
 
 RATE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)(k|m|g)bit$")
 
 
-def tc_rate(text):
+def tc_rate(text, flag):
     """A tc rate as ddlcluster takes it ('500mbit') -> bytes/s."""
     m = RATE.match(text)
     if not m:
-        raise ValueError(f"rate must be a number and kbit, mbit or gbit (as ddlcluster takes it), got '{text}'")
-    return float(m.group(1)) * {"k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)] / 8
+        raise ValueError(f"{flag}: rate must be a number and kbit, mbit or gbit (as ddlcluster takes it), got '{text}'")
+    rate = float(m.group(1)) * {"k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)] / 8
+    problem = out_of_range(rate, "bandwidth")  # 0mbit, or more digits than a float holds
+    if problem:
+        raise ValueError(f"{flag}: rate {problem}, got '{text}'")
+    return rate
 
 
 def natural_dims(gpn, npl, leaves):
@@ -39,7 +44,10 @@ def emulated(nodes, a):
     if nodes % npl:
         raise ValueError(f"emulated: {nodes} nodes is not a multiple of nodes-per-leaf {npl}")
     leaves = nodes // npl
-    nic, up = tc_rate(a.nic), tc_rate(a.uplink)
+    problem = too_big(nodes * gpn, MAX_EMULATED_RANKS, "ranks (--nodes x --ranks-per-node; every pair has a route)")
+    if problem:
+        raise ValueError(f"emulated: --nodes {nodes} {problem}")
+    nic, up = tc_rate(a.nic, "--nic"), tc_rate(a.uplink, "--uplink")
     props = [("ddl_dims", natural_dims(gpn, npl, leaves)), ("ddl_gpus", gpn * nodes),
              ("ddl_gpus_per_node", gpn), ("ddl_nodes", nodes), ("ddl_nodes_per_leaf", npl)]
     notes = [

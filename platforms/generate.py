@@ -22,6 +22,8 @@ from bigbasin import bigbasin  # noqa: E402 (after the bytecode switch)
 from cluster import cluster  # noqa: E402
 from description import TOPOLOGIES, load  # noqa: E402
 from emulated import emulated  # noqa: E402
+from limits import MAX_EMULATED_RANKS, MAX_GPUS, MAX_GROUP_GPUS, MAX_LINK_COUNT, MAX_ZONES, out_of_range  # noqa: E402
+from output_file import OutputError, check_distinct_files, check_writable, write_text  # noqa: E402
 from s822lc import s822lc  # noqa: E402
 from small import star_16, two_hosts  # noqa: E402
 
@@ -50,16 +52,29 @@ def shipped(name):
     return os.path.join(HERE, "descriptions", f"{name}.json")
 
 
-def described(path, overrides):
-    """The XML of the description in `path`; errors name the file, the field and the value."""
+def described(path, overrides, output=None):
+    """The XML of the description in `path`; errors name the file, the field and the value. A
+    calibrated node's platform is an input too: `output` must not be it."""
     shown = os.path.relpath(os.path.abspath(path), os.path.dirname(HERE))
     shown = path if shown.startswith("..") else shown  # inside the project: stable, cwd-independent
     try:
         d = load(path, overrides)
-        d.path_text = shown
+    except ValueError as e:
+        fail(f"{shown}: {e}")
+    if d.node.fabric.kind == "calibrated":
+        distinct([d.node.fabric.path], output)
+    d.path_text = shown
+    try:
         return cluster(d)
     except ValueError as e:
         fail(f"{shown}: {e}")
+
+
+def distinct(inputs, output):
+    try:
+        check_distinct_files(inputs, [output])
+    except OutputError as e:
+        fail(str(e))
 
 
 def fail(message):
@@ -111,9 +126,7 @@ def parse_args(argv):
     a = p.parse_args(argv)
     for key, value in vars(a).items():
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            floor_ok = value >= 0 if key.endswith("latency") else value > 0
-            if not floor_ok:
-                fail(f"--{key.replace('_', '-')} must be {'>= 0' if key.endswith('latency') else '> 0'}, got {value}")
+            check_number(f"--{key.replace('_', '-')}", key, value)
     if a.switch_latency > a.ib_latency:
         fail(f"--switch-latency {a.switch_latency} exceeds --ib-latency {a.ib_latency}")
     if a.platform and a.description:
@@ -134,6 +147,26 @@ def parse_args(argv):
     return a
 
 
+# The largest value of each count flag (limits.py says why); every other number is a figure.
+COUNT_LIMITS = {"nodes": MAX_GPUS, "nodes_per_leaf": MAX_GROUP_GPUS, "leaves_per_pod": MAX_ZONES,
+                "ranks_per_node": MAX_EMULATED_RANKS, "nvlinks_per_pair": MAX_LINK_COUNT}
+
+
+def check_number(flag, key, value):
+    """A count flag in 1 .. its limit; a figure finite and in the range of its kind (limits.py)."""
+    if isinstance(value, int):
+        if not 1 <= value <= COUNT_LIMITS[key]:
+            fail(f"{flag} must be 1 .. {COUNT_LIMITS[key]} (platforms/README.md, \"Limits\"), got {value}")
+        return
+    kind = ("latency" if key.endswith("latency") else "oversubscription" if key.endswith("oversubscription")
+            else "speed" if key == "gpu_speed" else "bandwidth")
+    if value < 0 or (value == 0 and kind != "latency"):  # NaN is neither: out_of_range names it
+        fail(f"{flag} must be {'>= 0' if kind == 'latency' else '> 0'}, got {value}")
+    problem = out_of_range(value, kind)
+    if problem:
+        fail(f"{flag} {problem}, got {value}")
+
+
 def read_or_none(path):
     try:
         with open(path, encoding="ascii") as f:
@@ -143,27 +176,30 @@ def read_or_none(path):
 
 
 def write(path, text):
+    """All or nothing (output_file.py): a failed write leaves the previous file as it was."""
     try:
-        with open(path, "w", encoding="ascii", newline="\n") as out:
-            out.write(text)
-    except OSError as e:
-        fail(f"cannot write {path}: {e.strerror}")
+        write_text(path, text)
+    except OutputError as e:
+        fail(str(e))
 
 
 def main(argv):
     a = parse_args(argv)
+    if a.output is not None:  # before any work: a file that cannot be written, or that is an input
+        try:
+            check_writable(a.output)
+        except OutputError as e:
+            fail(str(e))
+        distinct([a.description or (shipped(a.platform) if a.platform in DESCRIBED else None)], a.output)
     if a.description or a.platform in DESCRIBED:
-        text = described(a.description or shipped(a.platform), a.network_overrides)
+        text = described(a.description or shipped(a.platform), a.network_overrides, a.output)
     elif a.platform:
         try:
             text = {"s822lc": s822lc, "bigbasin": bigbasin, "emulated": emulated}[a.platform](a.nodes, a)
         except ValueError as e:
             fail(str(e))
     if a.platform or a.description:
-        if a.output == "-":
-            sys.stdout.write(text)
-        else:
-            write(a.output, text)
+        write(a.output, text)
         return 0
     stale = []
     for name, make in checked_in(a).items():

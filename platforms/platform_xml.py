@@ -49,6 +49,9 @@ class Xml:
 
     def link(self, name, bandwidth, latency, note, policy="SPLITDUPLEX"):
         assert "--" not in note, note
+        if not round(bandwidth / 1e9, 9) > 0:  # in-range figures can still make one: an uplink / oversubscription
+            raise ValueError(f"link {name}: its bandwidth, {bandwidth:g} B/s from the figures given, "
+                             "would be written as 0 (at least 1 B/s; platforms/README.md, \"Limits\")")
         self.add(f'<link id="{name}" bandwidth="{bw(bandwidth)}" latency="{lat(latency)}" '
                  f'sharing_policy="{policy}"/><!-- {note} -->')
 

@@ -14,6 +14,7 @@ shortest latency on it over its own (a flow from another leaf got 92.6 % of the 
 leaf's crossbar shared with flows from inside the leaf: 2.5 us / 2.7 us). It would also put every
 flow between nodes in one linear system for SimGrid's solver (experiments/results/bench_sim.md).
 """
+from limits import MAX_GPUS, MAX_GROUP_GPUS, MAX_ZONES, too_big
 from platform_xml import begin, finish, lat, num, switch_zone
 
 
@@ -85,6 +86,12 @@ def s822lc(nodes, a):
     if nodes > npl and nodes % npl:
         raise ValueError(f"s822lc: {nodes} nodes is neither <= nor a multiple of nodes-per-leaf {npl}")
     leaves = 1 if nodes <= npl else nodes // npl
+    for flag, value, problem in (
+            ("--nodes", nodes, too_big(4 * nodes, MAX_GPUS, "GPUs")),
+            ("--nodes-per-leaf", npl, too_big(4 * min(nodes, npl), MAX_GROUP_GPUS, "GPUs in one leaf")),
+            ("--nodes", nodes, too_big(leaves, MAX_ZONES, "leaves side by side", "more --nodes-per-leaf"))):
+        if problem:
+            raise ValueError(f"s822lc: {flag} {value} {problem}")
     dims = "4" if nodes == 1 else (f"4x{nodes}" if leaves == 1 else f"4x{npl}x{leaves}")
     props = [("ddl_dims", dims), ("ddl_gpus", 4 * nodes), ("ddl_gpus_per_node", 4), ("ddl_nodes", nodes)]
     x = begin(f"s822lc_{nodes}", "Floyd", props, s822lc_notes(a))

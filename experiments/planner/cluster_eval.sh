@@ -8,8 +8,9 @@
 # natural grid and the plan's own choices (segment sizes included). cluster_eval.py reports per
 # size the planned choice's measured time against the measured best, the alpha-beta argmin's
 # and each fixed algorithm's, with the launch-to-launch spread. The cluster is always torn
-# down. Writes experiments/results/planner/cluster/ and the cluster section of
-# experiments/results/planner/evaluation.md.
+# down. Writes cluster/ into a new experiments/runs/planner_cluster-<time>/ (UPDATE_RESULTS=1:
+# the committed experiments/results/planner/cluster/ and the cluster section of
+# experiments/results/planner/evaluation.md; OUT=dir: dir/cluster/; experiments/README.md).
 #
 #   experiments/planner/cluster_eval.sh [BUILD]      # tools from BUILD/bin (default build)
 #
@@ -44,13 +45,15 @@ if ! unshare --net true 2> /dev/null; then
   exit 0
 fi
 cluster=$root/cluster/ddlcluster
-out=$root/experiments/results/planner/cluster
+cd "$root"
+. experiments/lib.sh
+results_dir planner_cluster experiments/results/planner
+out=$OUT/cluster
 tmp=$(mktemp -d)
 # The cluster goes down however the script ends; INT and TERM end it through EXIT.
 trap '"$cluster" down > /dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
-cd "$root"
 start=$SECONDS
 say() { echo "cluster_eval.sh: $* ($((SECONDS - start)) s)" >&2; }
 commands=$tmp/commands.txt
@@ -86,7 +89,7 @@ for i in $(seq "$LAUNCHES"); do
   say "launch $i of $LAUNCHES measured"
 done
 run "$cluster" down >&2
-echo "# then: /usr/bin/python3 experiments/planner/cluster_eval.py experiments/results/planner/cluster" >> "$commands"
+echo "# then: /usr/bin/python3 experiments/planner/cluster_eval.py $out" >> "$commands"
 mkdir -p "$tmp/result"
 cp "$tmp"/calibrated.* "$tmp/plan.json" "$tmp/space.txt" "$tmp/measured.txt" \
   "$tmp"/measured.launch*.csv "$commands" "$tmp/result/"

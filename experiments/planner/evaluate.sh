@@ -5,7 +5,9 @@
 # simulated at every size; `ddlsim --algo auto` gives the contention-aware model's argmin. All
 # simulation is timing-only. evaluate.py compares the plan's choice with the fastest simulated
 # candidate, the plain alpha-beta argmin (from the plan's evidence) and each fixed algorithm.
-# Writes experiments/results/planner/ (evaluation.md, evaluation.csv, the plans, the command).
+# Writes evaluation.md, evaluation.csv and the plans into a new experiments/runs/planner-<time>/
+# (UPDATE_RESULTS=1: the committed experiments/results/planner/, whose cluster/ section it keeps;
+# OUT=dir: dir; experiments/README.md).
 # Usage: experiments/planner/evaluate.sh [BUILD]   (JOBS=N simulations at once, default 2)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +22,6 @@ for t in "$ddlsim" "$ddlplan"; do
 done
 jobs=${JOBS:-2}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "evaluate.sh: JOBS must be a positive integer, not '$jobs'" >&2; exit 1; }
-out=$root/experiments/results/planner
 sizes=(-b 64K -e 256M -f 4)
 # platform:MAX_DIMS. The exhaustive search covers every candidate ddlplan's space holds for grids
 # of at most MAX_DIMS dims (4 = all of it), plus the plan's own choices: s822lc_64's 256 ranks
@@ -33,6 +34,9 @@ tmp=$(mktemp -d)
 group=  # the running simulations' process group, ended with the script
 trap '[[ -n $group ]] && kill -- "-$group" 2> /dev/null; rm -rf "$tmp"' EXIT
 cd "$root"
+. experiments/lib.sh
+results_dir planner experiments/results/planner
+out=$OUT
 start=$SECONDS
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 say() { echo "evaluate.sh: $* ($((SECONDS - start)) s)" >&2; }
@@ -83,11 +87,10 @@ command="experiments/planner/evaluate.sh BUILD (JOBS=$jobs; BUILD: a Release bui
   "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" \
   "${platforms[@]%%:*}" > "$tmp/result/evaluation.md"
 mv "$tmp/evaluation.csv" "$tmp/result/evaluation.csv"
-# The emulated cluster's measurements (cluster_eval.sh) are kept, and their section with them.
-[[ -d $out/cluster ]] && mv "$out/cluster" "$tmp/result/cluster"
-rm -rf "$out"
-mkdir -p "$(dirname "$out")"
-mv "$tmp/result" "$out"
+# What this script writes is replaced; the emulated cluster's measurements (cluster_eval.sh) in
+# cluster/ are kept, and their section with them.
+rm -rf "$out/plans" "$out/evaluation.md" "$out/evaluation.csv"
+mv "$tmp/result"/* "$out/"
 [[ -f $out/cluster/summary.md ]] && /usr/bin/python3 "$here/cluster_eval.py" --insert "$out/cluster"
 say "wrote $out"
 tail -n 1 "$out/evaluation.md"

@@ -2,13 +2,20 @@
 # The contention-aware model against the simulation: every allreduce algorithm (both
 # halving-doubling orders of rhd) on every shipped platform (platforms/*.xml), 64 KB..256 MB,
 # timing-only ddlsim (its model column is the contention-aware price over the platform's routes).
-# Writes experiments/results/model_vs_sim.md. Usage: experiments/planner/model_vs_sim.sh [BUILD]
+# Writes model_vs_sim.md into a new experiments/runs/model_vs_sim-<time>/ (UPDATE_RESULTS=1: the
+# committed experiments/results/; OUT=dir: dir; experiments/README.md).
+# Usage: experiments/planner/model_vs_sim.sh [BUILD]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-ddlsim=${1:-$root/build}/bin/ddlsim
+build=${1:-$root/build}
+[[ -d $build ]] || { echo "model_vs_sim.sh: no build directory '$build'" >&2; exit 1; }
+ddlsim=$(cd "$build" && pwd)/bin/ddlsim  # before the cd to the root below
 [[ -x $ddlsim ]] || { echo "model_vs_sim.sh: no ddlsim at $ddlsim (give the build directory)" >&2; exit 1; }
-out=$root/experiments/results/model_vs_sim.md
+cd "$root"
+. experiments/lib.sh
+results_dir model_vs_sim experiments/results
+out=$OUT/model_vs_sim.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 algos=ring,rhd,rhd:order=far,rd,dbtree,hier,ddl,auto

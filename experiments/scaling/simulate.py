@@ -218,6 +218,21 @@ class World:
             time.sleep(0.1)
 
 
+def ended_with_heartbeat(futures, who, every_s=30):
+    """The futures as they end; while none ends for `every_s`, a line on stderr says the run is alive
+    (the longest simulations go first, so the first one takes minutes)."""
+    started, waiting, done = time.monotonic(), set(futures), 0
+    while waiting:
+        ended, waiting = concurrent.futures.wait(waiting, timeout=every_s,
+                                                 return_when=concurrent.futures.FIRST_COMPLETED)
+        if not ended:
+            print(f"simulate.py: {who}{done} of {len(futures)} done, {len(futures) - done} to go, "
+                  f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+        for f in ended:
+            done += 1
+            yield f
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ddlsim", required=True)
@@ -251,10 +266,12 @@ def main():
     who = f"rank {world.rank}: " if world.size > 1 else ""
     rows = []
     started = time.monotonic()
+    print(f"simulate.py: {who}{len(pending)} simulations, {args.jobs} at a time, the longest first", file=sys.stderr,
+          flush=True)
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             futures = [pool.submit(run, args.ddlsim, j, args.tmp) for j in pending]
-            for i, f in enumerate(concurrent.futures.as_completed(futures), 1):
+            for i, f in enumerate(ended_with_heartbeat(futures, who), 1):
                 job, cmd, wall, found = f.result()
                 print(f"{who}[{i}/{len(pending)}] {wall:7.1f} s  {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
                 for r in found:

@@ -8,20 +8,21 @@
 #   experiments/sim_speed/extrapolation_error.sh            # tools from build/bin
 #   BUILD=build-rel EXACT_4096=1 experiments/sim_speed/extrapolation_error.sh
 #
-# Writes experiments/results/sim_extrapolation.csv (one line per case: times, error, CPU seconds
+# Writes sim_extrapolation.csv into a new experiments/runs/sim_extrapolation-<time>/ (OUT=dir:
+# dir; UPDATE_RESULTS=1: the committed experiments/results/; experiments/README.md) (one line per case: times, error, CPU seconds
 # of both runs) and prints a summary; the last line is
 #   max_abs_error_pct=<x> median_abs_error_pct=<y> cases=<n> cpu_ratio_median=<r>
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
 DDLSIM=$BUILD/bin/ddlsim
-OUT=${OUT:-experiments/results}
 [ -x "$DDLSIM" ] || { echo "extrapolation_error.sh: $DDLSIM is missing: run make first (or set BUILD=dir)" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "extrapolation_error.sh: /usr/bin/time is missing (Debian package 'time')" >&2; exit 1; }
+results_dir sim_extrapolation experiments/results
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 143' INT TERM
-mkdir -p "$OUT"
 ROWS=$WORK/rows.csv
 echo "gpus,algo,size,extrapolated_us,exact_us,error_pct,extrapolated_cpu_s,exact_cpu_s" > "$ROWS"
 

@@ -7,16 +7,17 @@
 #     SWITCH_LINKS_REV's generator (default f29135b^, the last with them);
 #   - solver: SimGrid's network/optim:Full instead of its default Lazy;
 #   - exact: --exact, every step played (step extrapolation off; sim/README.md).
-# Not a test: it asserts nothing. Writes experiments/results/sim_levers.md (the commands, the
-# table, the machine's load) and prints the table.
+# Not a test: it asserts nothing. Writes sim_levers.md (the commands, the table, the machine's
+# load) into a new experiments/runs/sim_levers-<time>/ (OUT=dir: dir; UPDATE_RESULTS=1: the
+# committed experiments/results/; experiments/README.md) and prints the table.
 #
 #   experiments/sim_speed/levers.sh            # tools from build/bin (a Release build)
 #   BUILD=build-rel REPS=3 experiments/sim_speed/levers.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
 DDLSIM=$BUILD/bin/ddlsim
-OUT=${OUT:-experiments/results}
 REPS=${REPS:-1}
 REV=${SWITCH_LINKS_REV:-f29135b^}
 [ -x "$DDLSIM" ] || { echo "levers.sh: $DDLSIM is missing: run make first (or set BUILD=dir)" >&2; exit 1; }
@@ -24,10 +25,11 @@ REV=${SWITCH_LINKS_REV:-f29135b^}
 case $REPS in '' | *[!0-9]* | 0) echo "levers.sh: REPS must be a positive integer, got '$REPS'" >&2; exit 1 ;; esac
 git rev-parse --verify -q "$REV^{commit}" > /dev/null ||
   { echo "levers.sh: git revision '$REV' (SWITCH_LINKS_REV) is not in this clone's history" >&2; exit 1; }
+results_dir sim_levers experiments/results
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 143' INT TERM
-mkdir -p "$OUT" "$WORK/old"
+mkdir -p "$WORK/old"
 COMMANDS=$WORK/commands.txt
 ROWS=$WORK/rows.tsv  # case lever wall_s cpu_s rss_mb sim_us
 : > "$COMMANDS"

@@ -249,6 +249,35 @@ BAD = [  # (description text, message after "generate.py: error: FILE: ")
     (variant(["node"], {"calibrated": "no/such/file.xml"}),
      "node.calibrated: cannot read a platform there (No such file or directory), got \"no/such/file.xml\""),
     ('{"name": "x", "node": ', "not JSON: Expecting value at line 1 column 23"),
+    # Numbers JSON lets through (NaN, Infinity, 1e999) and figures out of range: never written as "nanGBps".
+    (variant(["network", "oversubscription"], float("nan")),
+     "network.oversubscription: must be a finite number (0.01 .. 100), got NaN"),
+    (variant(["network", "pod_oversubscription"], 1000), "network.pod_oversubscription: must be 0.01 .. 100, got 1000"),
+    (variant(["node", "nic", "bandwidth"], float("inf")),
+     "node.nic.bandwidth: must be a finite number (1 .. 1e+15 B/s), got Infinity"),
+    (variant(["node", "nic", "bandwidth"], "1e999Gbps"),
+     'node.nic.bandwidth: must be a finite number (1 .. 1e+15 B/s), got "1e999Gbps"'),
+    (variant(["node", "pcie", "latency"], {"value": float("nan"), "source": "s"}),
+     "node.pcie.latency: must be a finite number (0 .. 1 s), got NaN"),
+    (variant(["node", "pcie", "latency"], "2s"), 'node.pcie.latency: must be 0 .. 1 s, got "2s"'),
+    (variant(["node", "gpu", "speed"], 10), "node.gpu.speed: must be 1000 .. 1e+18 flop/s, got 10"),
+    (variant(["network", "switch_latency"], float("-inf")), "network.switch_latency: must be >= 0, got -Infinity"),
+    (variant(["node", "fabric"], {"kind": "mesh", "link": {"bandwidth": "25GBps", "latency": "1us"},
+                                  "links": [[0, 1, 1000]]}),
+     'node.fabric.links[0].count: must be at most 64 (platforms/README.md, "Limits"), got 1000'),
+    # Shapes: every one has a limit, checked before any XML is built (--nodes 1000000000 wrote for ever).
+    (variant(["network", "nodes"], 1000000000), 'network.nodes: must be at most 65536 (platforms/README.md, "Limits"), '
+     "got 1000000000"),
+    (variant(["node", "gpus"], 4096), 'node.gpus: must be at most 2048 (platforms/README.md, "Limits"), got 4096'),
+    (variant(["network"], dict(BASE["network"], nodes=16384, nodes_per_leaf=32)),
+     "network.nodes: gives 131072 GPUs (nodes x node.gpus), more than the 65536 a generated platform may have "
+     '(platforms/README.md, "Limits"), got 16384'),
+    (variant(["network"], dict(BASE["network"], nodes=512, nodes_per_leaf=512)),
+     "network.nodes_per_leaf: gives 4096 GPUs in one leaf group (nodes_per_leaf x node.gpus), more than the 2048 a "
+     'generated platform may have (platforms/README.md, "Limits"), got 512'),
+    (variant(["network", "nodes"], 4100), "network.nodes: gives 1025 leaf groups side by side, more than the 1024 a "
+     "generated platform may have; more nodes_per_leaf, or a three-tier topology (platforms/README.md, \"Limits\"), "
+     "got 4100"),
 ]
 
 

@@ -22,11 +22,19 @@ buckets from after the first iteration).
 A module:callable may return a module or (module, example_input); an example input of batch 1
 (one sample) is read from the module's `example_input` attribute, else it is an image,
 1 x 3 x 224 x 224.
+
+The model is built on torch's meta device (ddl/meta.py): shapes, counts and the gradient order
+need no weights, so a model of billions of parameters takes no memory. --measure builds it again
+with its weights, after checking that they and their gradients fit in the memory available; so
+does a model whose forward pass does not run on the meta device. The file is written all or
+nothing, never over a file that is there when the run fails (platforms/output_file.py).
 """
 import argparse
 import copy
 import importlib
+import importlib.util
 import math
+import os
 import sys
 
 import torch
@@ -34,6 +42,16 @@ from torch import nn
 
 from ddl import models as ddl_models
 from ddl.measure import measure, output_tensor, outputs_loss
+from ddl.meta import is_meta, on_meta, too_large
+from ddl.progress import step
+
+try:  # platforms/output_file.py, which python/CMakeLists.txt stages and installs as ddl/_output_file.py
+    from ddl import _output_file as output_file
+except ImportError:  # the source tree (PYTHONPATH=python): the file itself, beside python/
+    _spec = importlib.util.spec_from_file_location("ddl._output_file", os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), os.pardir, os.pardir, "platforms", "output_file.py"))
+    output_file = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(output_file)
 
 MACS_COUNTED = """\
 convolution: (c_in / groups) x k_h x k_w per output element (no bias; transposed: per input element)
@@ -83,29 +101,51 @@ class Row:
 # models
 
 
-def resolve(spec):
-    """The model a command-line name stands for, with example_input, sample_unit, reference_batch."""
+def model_factory(spec):
+    """A function that builds the model a command-line name stands for."""
     if ":" in spec:
         module_name, _, attr = spec.partition(":")
         try:
             factory = getattr(importlib.import_module(module_name), attr)
         except (ImportError, AttributeError) as e:
             fail(f"cannot load '{spec}': {e}")
-        made = factory()
-        if isinstance(made, tuple):
-            made, example = made
-            made.example_input = example
-        model = made
-    elif spec in ddl_models.MODELS:
-        model = ddl_models.build(spec)
-    else:
-        import torchvision.models
 
-        factory = getattr(torchvision.models, spec, None)
-        if not callable(factory) or spec.startswith("_") or spec[0].isupper():
-            fail(f"unknown model '{spec}': neither ddl.models ({', '.join(ddl_models.MODELS)}), "
-                 "a torchvision model function (resnet50, vgg16, ...) nor module:callable")
-        model = factory(weights=None)
+        def made():
+            model = factory()
+            if isinstance(model, tuple):
+                model, example = model
+                model.example_input = example
+            return model
+
+        return made
+    if spec in ddl_models.MODELS:
+        return lambda: ddl_models.build(spec)
+    import torchvision.models
+
+    factory = getattr(torchvision.models, spec, None)
+    if not callable(factory) or spec.startswith("_") or spec[0].isupper():
+        fail(f"unknown model '{spec}': neither ddl.models ({', '.join(ddl_models.MODELS)}), "
+             "a torchvision model function (resnet50, vgg16, ...) nor module:callable")
+    return lambda: factory(weights=None)
+
+
+def resolve(spec, meta=False):
+    """The model a command-line name stands for, with example_input, sample_unit, reference_batch;
+    with `meta`, built on the meta device (no weights) unless the model cannot be built there."""
+    factory = model_factory(spec)
+    model = None
+    if meta:
+        torch.manual_seed(0)  # a factory that draws its shapes draws the same ones in both builds
+        try:
+            with on_meta():
+                model = factory()
+        except Exception as e:  # a constructor that needs real values (.item() of a tensor)
+            warn(f"'{spec}' cannot be built on torch's meta device ({type(e).__name__}: {e}); "
+                 "building it with its weights")
+    if model is None:
+        torch.manual_seed(0)  # and the weights --measure times on are the same on every run
+        with step("ddl.workload", f"building {spec} with its weights"):
+            model = factory()
     if not isinstance(model, nn.Module):
         fail(f"'{spec}' did not give a torch.nn.Module")
     if getattr(model, "example_input", None) is None:
@@ -187,12 +227,19 @@ def trace_forward(model, example):
     return calls
 
 
+class NeedsWeights(Exception):
+    """The model, built on the meta device, has to be built with its weights to be walked."""
+
+
 def shapes_pass(model):
-    """trace_forward on a copy on the meta device (shapes only, instant), else on the CPU."""
+    """trace_forward on the meta device (shapes only, instant), else on the CPU."""
     try:
-        meta = copy.deepcopy(model).to("meta")
+        meta = model if is_meta(model) else copy.deepcopy(model).to("meta")
         return trace_forward(meta, model.example_input.to("meta"))
-    except Exception:  # an operator without a meta kernel: run it for real
+    except Exception as e:  # an operator without a meta kernel: run it for real
+        if is_meta(model):
+            raise NeedsWeights(f"its forward pass does not run on torch's meta device ({type(e).__name__}: {e})") \
+                from e
         return trace_forward(model, model.example_input)
 
 
@@ -264,12 +311,20 @@ def order_rows(rows, order, model):
 def gradient_ready_order(model):
     """Indices into ddp_parameters() in the order one backward pass makes their gradients ready."""
     example = getattr(model, "short_input", model.example_input)
+    if is_meta(model):
+        example = example.to("meta")
     params = ddp_parameters(model)
     ready = []
     handles = [p.register_hook(lambda g, i=i: ready.append(i)) for i, (_, _, p) in enumerate(params)]
     try:
         model.train()
-        outputs_loss(model(example)).backward()
+        try:
+            outputs_loss(model(example)).backward()
+        except Exception as e:
+            if is_meta(model):
+                raise NeedsWeights(f"its backward pass does not run on torch's meta device ({type(e).__name__}: {e})") \
+                    from e
+            raise
     finally:
         for h in handles:
             h.remove()
@@ -378,12 +433,29 @@ def main(argv):
         fail("batches and reps must be at least 1")
     if a.measure and (a.reference_iteration_ms or a.reference_batch or a.backward_to_forward):
         fail("--measure writes the measured reference; it takes no --reference-* or --backward-to-forward")
-    torch.manual_seed(0)
-    model = resolve(a.model)
+    try:  # before any work: a file that cannot be written
+        output_file.check_writable(a.output)
+    except output_file.OutputError as e:
+        fail(str(e))
     name = a.name or (a.model.partition(":")[2] if ":" in a.model else a.model)
     if not name or any(c in name for c in ", \t"):
         fail(f"model name '{name}' must be non-empty without commas or blanks (give --name)")
-    rows = extract(model, a.order)
+    model = resolve(a.model, meta=True)
+    if a.measure and is_meta(model):  # refused up front, from the meta build's parameter count
+        problem = too_large(model, True, "--measure")
+        if problem:
+            fail(f"{problem}: measure a smaller model, or write the workload without --measure")
+    try:
+        with step("ddl.workload", f"walking {a.model}"):
+            rows = extract(model, a.order)
+    except NeedsWeights as e:
+        problem = too_large(model, False, f"'{a.model}' ({e})")
+        if problem:
+            fail(problem)
+        warn(f"'{a.model}': {e}; building it with its weights")
+        model = resolve(a.model)
+        with step("ddl.workload", f"walking {a.model}"):
+            rows = extract(model, a.order)
     if not rows or not sum(r.macs for r in rows):
         fail("the model has no counted multiply-adds")
     if a.order == "registration":
@@ -397,7 +469,10 @@ def main(argv):
     if a.measure:
         if a.threads:
             torch.set_num_threads(a.threads)
-        forward, backward, per_row = measure(model, rows, a.measure_batch, a.measure_reps)
+        if is_meta(model):  # the same model (the same names), now with the weights it is timed on
+            model = resolve(a.model)
+        with step("ddl.workload", f"measuring {a.model} on this CPU"):
+            forward, backward, per_row = measure(model, rows, a.measure_batch, a.measure_reps)
         measured = (forward, backward, per_row, torch.get_num_threads(), a.measure_reps)
         reference = (f"{forward + backward:.3f}", a.measure_batch, f"{backward / forward:.3f}",
                      f"measured on this machine's CPU: torch {torch.__version__}, threads {torch.get_num_threads()}, "
@@ -410,14 +485,10 @@ def main(argv):
                          f"{a.backward_to_forward:g}" if a.backward_to_forward else reference[2],
                          "given on the command line" if a.reference_iteration_ms else reference[3])
     text = render(name, model, rows, a.model, a.order, reference, measured)
-    if a.output == "-":
-        sys.stdout.write(text)
-    else:
-        try:
-            with open(a.output, "w", encoding="ascii", newline="\n") as out:
-                out.write(text)
-        except OSError as e:
-            fail(f"cannot write {a.output}: {e.strerror}")
+    try:
+        output_file.write_text(a.output, text)
+    except output_file.OutputError as e:
+        fail(str(e))
     return 0
 
 

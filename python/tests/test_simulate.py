@@ -37,6 +37,14 @@ class Simulate(unittest.TestCase):
         self.assertEqual(tuple(row[f] for f in fields), (4096, 2048, "half", "max", "ring", "2x4", 0))
         self.assertEqual(ddl.simulate(PLATFORM, "ddl", "64K", dims="8")["dims"], "8")
 
+    def test_ring_of_8_bytes_on_256_ranks(self):
+        # 8 bytes are 2 floats over 256 ranks: most ring blocks are empty. ddlsim died on 128+ ranks
+        # (the step extrapolation took the empty blocks for one run of alike steps).
+        row = ddl.simulate("platforms/s822lc_64.xml", "ring", 8)
+        self.assertEqual({k: row[k] for k in ("size", "count", "type", "algo", "dims", "wrong")},
+                         {"size": 8, "count": 2, "type": "float", "algo": "ring", "dims": "4x8x8", "wrong": None})
+        self.assertGreater(row["time_us"], 0)
+
     def test_errors(self):
         cases = [
             (ddl.SimulationError, r"^ddlsim: .*platform file 'nope.xml' does not exist",

@@ -10,11 +10,22 @@
   (torch.distributed._compute_bucket_assignment_by_size, 1 MiB then 25 MiB) gives the bucket
   sizes ddl's plan_iteration forms from the rows.
 - A module:callable model and --measure write a file the workload reader accepts.
+- Models are built on torch's meta device: a 6.7-billion-parameter GPT-2 (27 GB of weights) is
+  written under a 8 GiB address-space limit, with the exact parameter count; --measure on a
+  model whose weights and gradients cannot fit is refused before they are built; the gradient
+  order walked on the meta device is the real one's.
+- The output is written all or nothing: a failed write (the file size limit, as a full disk)
+  leaves the previous file and no temporary file; an output that cannot be written is refused
+  before the model is built.
 """
 import io
 import os
+import re
+import resource
+import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
@@ -31,7 +42,9 @@ except ImportError:
     print("SKIPPED: torch is not importable (Debian: apt-get install python3-torch python3-torchvision)")
     sys.exit(77)
 
+from ddl import models as ddl_models  # noqa: E402
 from ddl import workload  # noqa: E402
+from ddl.progress import step  # noqa: E402
 
 REQUIRED = ("model", "reference_batch", "reference_iteration_ms", "backward_to_forward")
 
@@ -108,6 +121,34 @@ def tiny():
             return self.out(self.head(h))
 
     return Tiny(), torch.zeros(1, 3, 4, 4)
+
+
+def big():
+    """GPT-2 with 32 layers of width 4096 (GPT-3 6.7B's shape): 6.65 billion parameters."""
+    return ddl_models.GPT2(layers=32, d=4096, heads=32), torch.zeros(1, 1024, dtype=torch.long)
+
+
+def gpt2_parameters(layers, d, vocab=50257, context=1024):
+    """Embeddings, per block two layer norms, q/k/v, projection and the MLP (with biases), final norm."""
+    return vocab * d + context * d + layers * (12 * d * d + 13 * d) + 2 * d
+
+
+def huge():
+    """One linear layer of 2^20 x 2^20: 4.4 TB of weights, more than any machine's memory."""
+    return nn.Sequential(nn.Linear(1 << 20, 1 << 20)), torch.zeros(1, 1 << 20)
+
+
+def run_workload(args, cwd, address_space=None, file_size=None):
+    """python3 -m ddl.workload ARGS in a process with the given limits (bytes)."""
+    def limit():
+        if address_space:
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        if file_size:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_size, file_size))
+
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.join(ROOT, "python"), HERE]), OMP_NUM_THREADS="1")
+    return subprocess.run([sys.executable, "-m", "ddl.workload", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, preexec_fn=limit, timeout=300)
 
 
 class ResNetsMatchShippedFiles(unittest.TestCase):
@@ -194,6 +235,66 @@ class AnyModel(unittest.TestCase):
         self.assertIn("layer,kind,params,forward_macs,forward_ms,backward_ms", text)
         self.assertEqual(len(rows[0]), 6)
         self.assertGreater(by_name["conv"][4], 0)
+
+
+class WithoutWeights(unittest.TestCase):
+    def test_billions_of_parameters_in_little_memory(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = run_workload(["test_workload:big", "-o", "big.csv"], tmp, address_space=8 << 30)
+            self.assertEqual((r.returncode, r.stderr), (0, ""))
+            with open(os.path.join(tmp, "big.csv"), encoding="ascii") as f:
+                params, rows = read_csv(f.read())
+        self.assertEqual(sum(r[2] for r in rows), gpt2_parameters(32, 4096))
+        self.assertEqual(int(params["total_params"]), 6_654_210_048)
+
+    def test_measure_refuses_weights_that_cannot_fit_before_building_them(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            r = run_workload(["test_workload:huge", "--measure", "-o", "huge.csv"], tmp, address_space=8 << 30)
+            self.assertEqual(os.listdir(tmp), [])
+        self.assertEqual(r.returncode, 1)
+        self.assertRegex(r.stderr, r"^ddl.workload: error: --measure needs the model's real weights and their "
+                                   r"gradients: 1,099,512,676,352 parameters, 8796\.1 GB, more than the [0-9.]+ GB "
+                                   r"of memory available \(MemAvailable\): measure a smaller model, or write the "
+                                   r"workload without --measure\n$")
+
+    def test_the_gradient_order_on_the_meta_device_is_the_real_one(self):
+        meta = workload.resolve("gpt2_small", meta=True)
+        self.assertTrue(all(p.is_meta for p in meta.parameters()))
+        on_meta = [(r.name, r.params, r.macs) for r in workload.extract(meta, "ready")]
+        real = [(r.name, r.params, r.macs) for r in workload.extract(workload.resolve("gpt2_small"), "ready")]
+        self.assertEqual(on_meta, real)
+
+
+class AllOrNothing(unittest.TestCase):
+    def test_a_failed_write_leaves_the_previous_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            with open(os.path.join(tmp, "w.csv"), "w", encoding="ascii") as f:
+                f.write("the previous file\n")
+            r = run_workload(["test_workload:tiny", "-o", "w.csv"], tmp, file_size=256)
+            self.assertEqual(r.returncode, 1)
+            self.assertEqual(r.stderr, "ddl.workload: error: cannot write w.csv: File too large "
+                                       "(the previous file is left as it was)\n")
+            self.assertEqual(os.listdir(tmp), ["w.csv"])
+            with open(os.path.join(tmp, "w.csv"), encoding="ascii") as f:
+                self.assertEqual(f.read(), "the previous file\n")
+
+    def test_an_output_that_cannot_be_written_is_refused_before_the_model_is_built(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            # huge --measure would be refused for its size: the output is checked first.
+            r = run_workload(["test_workload:huge", "--measure", "-o", "no/such/dir/w.csv"], tmp)
+        self.assertEqual((r.returncode, r.stderr), (1, "ddl.workload: error: cannot write no/such/dir/w.csv: "
+                                                       "directory no/such/dir: No such file or directory\n"))
+
+
+class Progress(unittest.TestCase):
+    def test_a_long_step_says_so_and_a_short_one_is_silent(self):
+        err = io.StringIO()
+        with redirect_stderr(err):
+            with step("tool", "a long step", after=0.05):
+                time.sleep(0.3)
+            with step("tool", "a short step", after=60):
+                pass
+        self.assertRegex(err.getvalue(), r"^tool: a long step \.\.\.\ntool: a long step: done in [0-9.]+ s\n$")
 
 
 if __name__ == "__main__":
