@@ -74,6 +74,18 @@ void allreduce_direct(Communicator& comm, MutView buf, DType type, ReduceOp op,
   }
   comm.wait_all(requests);
   requests.clear();
+  // A peer's buffer of another size runs another partition: its gets and puts would miss this
+  // rank's blocks. Every rank sees every handle, so each one whose size differs from some
+  // other's finds it here, before any copy.
+  for (int k = 1; k < p; ++k) {
+    const int peer = (me + k) % p;
+    const std::size_t bytes = theirs[static_cast<std::size_t>(peer)].bytes;
+    if (bytes != buf.bytes)
+      throw InvalidArgument("direct: rank " + std::to_string(peer) + "'s buffer is " +
+                            std::to_string(bytes) + " bytes, rank " + std::to_string(me) + "'s " +
+                            std::to_string(buf.bytes) +
+                            " (every rank must reduce the same count of the same dtype)");
+  }
 
   const Block block =
       partition(count, static_cast<std::size_t>(p), elem)[static_cast<std::size_t>(me)];

@@ -27,6 +27,7 @@
 #include "harness/sizes.hpp"
 #include "real/bounded_mpi.hpp"
 #include "real/mpi_error.hpp"
+#include "real/startup_bound.hpp"
 
 namespace po = boost::program_options;
 using namespace ddl;
@@ -294,9 +295,12 @@ int run(int argc, char** argv, double& finalize_bound) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  double finalize_bound = 120;  // --timeout's default until the arguments are read
+  {
+    const StartupBound bound("ddlcalibrate", startup_timeout(argc, argv, finalize_bound));
+    MPI_Init(&argc, &argv);
+  }
   int rc = 0;
-  double finalize_bound = 120;
   try {
     rc = run(argc, argv, finalize_bound);
     finish_stdout();  // rank 0's summary cut short by a full disk must not end in status 0

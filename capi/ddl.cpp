@@ -1,23 +1,23 @@
-// The C API (ddl.h) over the MPI backend. Every entry point checks its arguments, runs the C++
+// The C API (ddl.h) over the MPI backend. Every entry point checks its arguments (an
+// allreduce's in allreduce_arguments.hpp, then agreed across the ranks), runs the C++
 // underneath inside one guard that turns each ddl error type into its code and keeps the
 // message for ddl_last_error_message(), and returns: no exception crosses the C boundary.
 #include "ddl.h"
 
 #include <cmath>
-#include <cstdint>
 #include <cstring>
 #include <exception>
-#include <limits>
 #include <new>
 #include <optional>
 #include <sstream>
 #include <string>
-#include <string_view>
 
-#include "algorithms/algorithm_spec.hpp"
 #include "algorithms/error.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
+#include "capi/allreduce_arguments.hpp"
+#include "real/call_agreement.hpp"
+#include "real/call_signature.hpp"
 #include "real/mpi_communicator.hpp"
 #include "real/node_grid.hpp"
 
@@ -57,6 +57,8 @@ ddl_result_t guarded(const char* function, Body&& body) noexcept {
     return body();
   } catch (const ddl::Timeout& e) {
     return fail(DDL_ERROR_TIMEOUT, function, e.what());
+  } catch (const ddl::RanksDisagree& e) {
+    return fail(DDL_ERROR_RANKS_DISAGREE, function, e.what());
   } catch (const ddl::BackendError& e) {
     return fail(DDL_ERROR_MPI, function, e.what());
   } catch (const ddl::InvalidArgument& e) {
@@ -80,37 +82,6 @@ int raw_value(const Enum* e) {
   return v;
 }
 
-std::optional<ddl::DType> to_dtype(int v) {
-  switch (v) {
-    case DDL_FLOAT32: return ddl::DType::float32;
-    case DDL_FLOAT64: return ddl::DType::float64;
-    case DDL_FLOAT16: return ddl::DType::float16;
-    case DDL_BFLOAT16: return ddl::DType::bfloat16;
-    case DDL_INT32: return ddl::DType::int32;
-    case DDL_INT64: return ddl::DType::int64;
-    default: return std::nullopt;
-  }
-}
-
-std::optional<ddl::ReduceOp> to_op(int v) {
-  switch (v) {
-    case DDL_SUM: return ddl::ReduceOp::sum;
-    case DDL_PROD: return ddl::ReduceOp::prod;
-    case DDL_MIN: return ddl::ReduceOp::min;
-    case DDL_MAX: return ddl::ReduceOp::max;
-    case DDL_AVG: return ddl::ReduceOp::avg;
-    default: return std::nullopt;
-  }
-}
-
-// The allreduce algorithm named by an algorithm string's first field, or nullptr.
-const ddl::Algorithm* find_allreduce(std::string_view spec) {
-  const std::string_view name = spec.substr(0, spec.find(':'));
-  for (const ddl::Algorithm& a : ddl::algorithms())
-    if (a.collective == ddl::Collective::allreduce && a.name == name) return &a;
-  return nullptr;
-}
-
 // 0.5 as "0.5", infinity as "inf": what the caller would have written.
 std::string number_text(double v) {
   std::ostringstream s;
@@ -118,64 +89,30 @@ std::string number_text(double v) {
   return s.str();
 }
 
-std::string allreduce_names() {
-  std::string list;
-  for (const std::string& n : ddl::algorithm_names(ddl::Collective::allreduce))
-    list += (list.empty() ? "" : ", ") + n;
-  return list;
-}
-
-// Validates every argument of an allreduce, then runs it in place on `buf`. Out of place
-// (`out_of_place`), `sendbuf` is copied into `buf` first unless it is `buf`.
+// Checks the arguments, agrees on the call with every other rank (call_agreement.hpp: a rank
+// whose arguments were refused takes part too, so the others learn why instead of waiting for
+// it), then runs the allreduce in place on `buf`. Out of place (`out_of_place`), `sendbuf` is
+// copied into `buf` first unless it is `buf`.
 ddl_result_t allreduce(const char* function, ddl_comm_t comm, bool out_of_place,
                        const void* sendbuf, void* buf, std::size_t count, int dtype_value,
                        int op_value, const char* algorithm) {
   if (comm == nullptr) return fail(DDL_ERROR_NULL_POINTER, function, "comm is NULL");
-  if (algorithm == nullptr) return fail(DDL_ERROR_NULL_POINTER, function, "algorithm is NULL");
-  const std::optional<ddl::DType> dtype = to_dtype(dtype_value);
-  if (!dtype)
-    return fail(DDL_ERROR_BAD_DTYPE, function,
-                "dtype " + std::to_string(dtype_value) +
-                    " is not a ddl_dtype_t (DDL_FLOAT32 .. DDL_INT64 are 0 .. 5)");
-  const std::optional<ddl::ReduceOp> op = to_op(op_value);
-  if (!op)
-    return fail(
-        DDL_ERROR_BAD_OP, function,
-        "op " + std::to_string(op_value) + " is not a ddl_op_t (DDL_SUM .. DDL_AVG are 0 .. 4)");
-  const ddl::Algorithm* algo = find_allreduce(algorithm);
-  if (algo == nullptr)
-    return fail(DDL_ERROR_UNKNOWN_ALGORITHM, function,
-                "unknown algorithm '" + std::string(algorithm) +
-                    "' (allreduce algorithms: " + allreduce_names() + ")");
-  // The rest of the string (algorithms/algorithm_spec.hpp: dims, methods, rings=, segment=,
-  // order=) overrides the communicator's defaults for this call only.
-  ddl::Options options;
-  const ddl_result_t parsed = guarded(function, [&] {
-    options.dims = comm->dims;
-    options = ddl::parse_algorithm_spec(algorithm).apply(options);
+  const ddl::capi::Prepared p = ddl::capi::prepare(comm->dims, out_of_place, sendbuf, buf, count,
+                                                   dtype_value, op_value, algorithm);
+  ddl::LocalArguments local;
+  if (p.code != DDL_SUCCESS)
+    local.error = p.what;
+  else
+    local.canonical = ddl::call_signature(count, p.dtype, p.op, p.algo->name, p.options);
+  const ddl_result_t agreed = guarded(function, [&] {
+    ddl::agree_on_call(comm->mpi, local);
     return DDL_SUCCESS;
   });
-  if (parsed != DDL_SUCCESS) return parsed;
-  const std::size_t element = ddl::dtype_size(*dtype);
-  if (count > std::numeric_limits<std::size_t>::max() / element)
-    return fail(DDL_ERROR_COUNT_OVERFLOW, function,
-                "count " + std::to_string(count) + " of " + std::string(ddl::to_string(*dtype)) +
-                    " (" + std::to_string(element) + " bytes each) overflows size_t");
-  const std::size_t bytes = count * element;
-  if (count > 0 && out_of_place && sendbuf == nullptr)
-    return fail(DDL_ERROR_NULL_POINTER, function, "sendbuf is NULL");
-  if (count > 0 && buf == nullptr)
-    return fail(DDL_ERROR_NULL_POINTER, function, out_of_place ? "recvbuf is NULL" : "buf is NULL");
-  if (out_of_place && sendbuf != buf && bytes > 0) {
-    const auto s = reinterpret_cast<std::uintptr_t>(sendbuf);
-    const auto r = reinterpret_cast<std::uintptr_t>(buf);
-    if (s < r + bytes && r < s + bytes)
-      return fail(DDL_ERROR_INVALID_ARGUMENT, function,
-                  "sendbuf and recvbuf overlap without being the same buffer");
-  }
+  if (agreed != DDL_SUCCESS) return agreed;
+  if (p.code != DDL_SUCCESS) return fail(p.code, function, p.what);
   return guarded(function, [&] {
-    if (out_of_place && sendbuf != buf && bytes > 0) std::memcpy(buf, sendbuf, bytes);
-    algo->run(comm->mpi, ddl::MutView{buf, bytes}, *dtype, *op, options);
+    if (out_of_place && sendbuf != buf && p.bytes > 0) std::memcpy(buf, sendbuf, p.bytes);
+    p.algo->run(comm->mpi, ddl::MutView{buf, p.bytes}, p.dtype, p.op, p.options);
     return DDL_SUCCESS;
   });
 }
@@ -252,7 +189,7 @@ ddl_result_t ddl_allreduce(ddl_comm_t comm, const void* sendbuf, void* recvbuf, 
 }
 
 size_t ddl_dtype_size(ddl_dtype_t dtype) {
-  const std::optional<ddl::DType> t = to_dtype(raw_value(&dtype));
+  const std::optional<ddl::DType> t = ddl::capi::to_dtype(raw_value(&dtype));
   return t ? ddl::dtype_size(*t) : 0;
 }
 
@@ -269,6 +206,7 @@ const char* ddl_result_string(ddl_result_t result) {
     case DDL_ERROR_MPI: return "DDL_ERROR_MPI";
     case DDL_ERROR_OUT_OF_MEMORY: return "DDL_ERROR_OUT_OF_MEMORY";
     case DDL_ERROR_INTERNAL: return "DDL_ERROR_INTERNAL";
+    case DDL_ERROR_RANKS_DISAGREE: return "DDL_ERROR_RANKS_DISAGREE";
     default: return "unknown ddl_result_t";
   }
 }

@@ -2,21 +2,29 @@
 // ddl's allreduce algorithms in place on memory Python owns, through the real backend's
 // MpiCommunicator: a writable, contiguous buffer-protocol object (numpy arrays, bytearray,
 // array.array), or a raw address + element count (torch tensors, checked by ddl/collectives.py).
-// No data is copied on the way in or out. Errors become ValueError (bad arguments), TypeError
-// (unsupported element type), TimeoutError (a wait ran out) or RuntimeError (MPI failures).
+// No data is copied on the way in or out. Errors become ValueError (bad arguments, or ranks
+// whose calls differ), TypeError (unsupported element type), TimeoutError (a wait ran out) or
+// RuntimeError (MPI failures). Every call is agreed by every rank before its data moves.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cmath>
 #include <cstdint>
+#include <exception>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "algorithms/algorithm_spec.hpp"
 #include "algorithms/error.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
+#include "python/held_buffer.hpp"
 #include "python/mpi_session.hpp"
+#include "real/call_agreement.hpp"
+#include "real/call_signature.hpp"
 
 namespace py = pybind11;
 
@@ -65,6 +73,7 @@ std::optional<Dims> parse_dims(const py::object& dims) {
 struct Request {
   ReduceOp op;
   const Algorithm* algorithm;
+  AlgorithmSpec spec;  // the same algorithm string, for the call's signature
   std::optional<Dims> dims;
   double timeout_s;
 };
@@ -72,7 +81,7 @@ struct Request {
 // Everything that can be checked without MPI, checked before any rank communicates.
 Request parse_request(const std::string& op, const std::string& algo, const py::object& dims,
                       double timeout_s) {
-  Request r{parse_reduce_op(op), &find_algorithm(algo), parse_dims(dims), timeout_s};
+  Request r{parse_reduce_op(op), &find_algorithm(algo), {}, parse_dims(dims), timeout_s};
   if (r.algorithm->collective != Collective::allreduce) {
     std::string known;
     for (const std::string& name : algorithm_names(Collective::allreduce)) {
@@ -82,100 +91,109 @@ Request parse_request(const std::string& op, const std::string& algo, const py::
     throw InvalidArgument("'" + algo + "' is a " + std::string(to_string(r.algorithm->collective)) +
                           " algorithm, not an allreduce (allreduce algorithms: " + known + ")");
   }
+  r.spec = parse_algorithm_spec(algo);
   if (!std::isfinite(timeout_s) || timeout_s <= 0)
     throw InvalidArgument("timeout must be a positive number of seconds, got " +
                           std::string(py::repr(py::float_(timeout_s))));
   return r;
 }
 
-void run_allreduce(const Request& r, void* data, std::size_t bytes, DType type) {
-  py::gil_scoped_release no_gil;  // other Python threads run while ranks communicate
-  const std::lock_guard<std::mutex> lock(collective_mutex);
-  MpiCommunicator& comm = world(r.timeout_s);
-  Options opts;
-  opts.dims = r.dims ? *r.dims : default_dims();
-  opts.dims.require_world(comm.size());
-  r.algorithm->run(comm, MutView{data, bytes}, type, r.op, opts);
-}
-
-// The element type of a buffer-protocol format ("f", "<d", "=q", ...) with `itemsize` bytes.
-DType buffer_dtype(std::string format, std::size_t itemsize) {
-  const std::string given = format;
-  // '@' and '=' mean native order, '<' little-endian: native on the x86-64 and arm64 hosts.
-  if (!format.empty() && (format[0] == '@' || format[0] == '=' || format[0] == '<'))
-    format.erase(0, 1);
-  const bool is_signed_int = format == "i" || format == "l" || format == "q";
-  if (format == "f" && itemsize == 4) return DType::float32;
-  if (format == "d" && itemsize == 8) return DType::float64;
-  if (format == "e" && itemsize == 2) return DType::float16;
-  if (is_signed_int && itemsize == 4) return DType::int32;
-  if (is_signed_int && itemsize == 8) return DType::int64;
-  throw py::type_error("ddl.allreduce: unsupported element type (buffer format '" + given + "', " +
-                       std::to_string(itemsize) +
-                       " bytes per element); ddl reduces float32, float64, float16, int32 and "
-                       "int64 arrays (and bfloat16 torch tensors), in native byte order");
-}
-
-// A writable, contiguous buffer held for the duration of the collective.
-class HeldBuffer {
- public:
-  explicit HeldBuffer(const py::object& obj) {
-    if (PyObject_GetBuffer(obj.ptr(), &view_, PyBUF_STRIDES | PyBUF_FORMAT) != 0) {
-      PyErr_Clear();
-      throw py::type_error(
-          "ddl.allreduce: expected a numpy array, a torch CPU tensor or another writable buffer, "
-          "got " +
-          std::string(py::str(py::type::of(obj).attr("__name__"))));
-    }
-    held_ = true;
-    if (view_.readonly)
-      throw py::value_error(
-          "ddl.allreduce: the array is read-only (e.g. a numpy array with flags.writeable == "
-          "False, or bytes); the result is written in place, so pass a writable array");
-    if (!PyBuffer_IsContiguous(&view_, 'A')) {
-      std::string strides, shape;
-      for (int d = 0; d < view_.ndim; ++d) {
-        if (d > 0) {
-          strides += ", ";
-          shape += ", ";
-        }
-        strides += std::to_string(view_.strides[d]);
-        shape += std::to_string(view_.shape[d]);
-      }
-      throw py::value_error("ddl.allreduce: the array is not contiguous (shape (" + shape +
-                            "), strides (" + strides +
-                            ") bytes); the result is written in place, so pass a contiguous "
-                            "array (np.ascontiguousarray(x), then copy the result back)");
-    }
-  }
-  ~HeldBuffer() {
-    if (held_) PyBuffer_Release(&view_);
-  }
-  HeldBuffer(const HeldBuffer&) = delete;
-  HeldBuffer& operator=(const HeldBuffer&) = delete;
-
-  void* data() const { return view_.buf; }
-  std::size_t bytes() const { return static_cast<std::size_t>(view_.len); }
-  DType dtype() const {
-    return buffer_dtype(view_.format ? view_.format : "B",
-                        static_cast<std::size_t>(view_.itemsize));
-  }
-
- private:
-  Py_buffer view_{};
-  bool held_ = false;
+// One call as this rank's checks left it: what to run, or the exception that refused it.
+struct Call {
+  Request request{};
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  DType type = DType::float32;
+  std::exception_ptr refused;
+  std::string refusal;  // its message, without "ddl.allreduce: ", for the other ranks
 };
+
+// "ddl.allreduce: x" -> "x": what the other ranks quote after "rank R could not make the call: ".
+std::string without_prefix(std::string_view what) {
+  constexpr std::string_view prefix = "ddl.allreduce: ";
+  if (what.substr(0, prefix.size()) == prefix) what.remove_prefix(prefix.size());
+  return std::string(what);
+}
+
+// Inside a catch block: records the exception being handled as the call's refusal.
+void refuse_current(Call& call) {
+  call.refused = std::current_exception();
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    call.refusal = without_prefix(e.what());
+  } catch (...) {
+    call.refusal = "an exception that is no std::exception";
+  }
+}
+
+// The bound of a refused call's agreement: its own timeout, unless that is what was refused.
+double agreement_timeout(double timeout_s) {
+  return std::isfinite(timeout_s) && timeout_s > 0 ? timeout_s : MpiCommunicator::kDefaultTimeout;
+}
+
+// Raises the exception as Python sees it: a ddl error through raise_python, pybind11's own
+// (TypeError, ValueError raised while checking) as they are.
+[[noreturn]] void rethrow(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const Error& error) {
+    raise_python("ddl.allreduce", error);
+  }
+}
+
+// The collective part: every rank, refused or not, agrees on the call (real/call_agreement.hpp)
+// before any data moves, so a rank whose call differs or was refused makes every rank raise
+// instead of corrupting memory or reducing with another op. A refused call waits on the
+// agreement with the default bound when its own timeout was what was refused.
+void agree_and_run(Call& call) {
+  const double timeout_s = agreement_timeout(call.request.timeout_s);
+  std::exception_ptr failure;
+  {
+    py::gil_scoped_release no_gil;  // other Python threads run while ranks communicate
+    const std::lock_guard<std::mutex> lock(collective_mutex);
+    try {
+      MpiCommunicator& comm = world(timeout_s);
+      const Request& r = call.request;
+      Options opts;
+      LocalArguments local;
+      if (!call.refused) {
+        try {
+          opts.dims = r.dims ? *r.dims : default_dims();
+          opts.dims.require_world(comm.size());
+          local.canonical = call_signature(call.bytes / dtype_size(call.type), call.type, r.op,
+                                           r.spec.name, r.spec.apply(opts));
+        } catch (const InvalidArgument&) {
+          refuse_current(call);
+        }
+      }
+      if (call.refused) local.error = call.refusal;
+      agree_on_call(comm, local);
+      if (!call.refused)
+        r.algorithm->run(comm, MutView{call.data, call.bytes}, call.type, r.op, opts);
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  if (call.refused) rethrow(call.refused);
+  if (failure) rethrow(failure);
+}
 
 void allreduce_buffer(const py::object& obj, const std::string& op, const std::string& algo,
                       const py::object& dims, double timeout_s) {
+  Call call;
+  call.request.timeout_s = timeout_s;
+  std::optional<HeldBuffer> buffer;  // held until the collective is over
   try {
-    const HeldBuffer buffer(obj);
-    const DType type = buffer.dtype();
-    const Request r = parse_request(op, algo, dims, timeout_s);
-    run_allreduce(r, buffer.data(), buffer.bytes(), type);
-  } catch (const Error& e) {
-    raise_python("ddl.allreduce", e);
+    buffer.emplace(obj);
+    call.type = buffer->dtype();
+    call.data = buffer->data();
+    call.bytes = buffer->bytes();
+    call.request = parse_request(op, algo, dims, timeout_s);
+  } catch (...) {
+    refuse_current(call);
   }
+  agree_and_run(call);
 }
 
 // For torch tensors: ddl/collectives.py has checked device, layout, contiguity and dtype, and
@@ -183,12 +201,30 @@ void allreduce_buffer(const py::object& obj, const std::string& op, const std::s
 void allreduce_address(std::uintptr_t address, std::size_t count, const std::string& dtype,
                        const std::string& op, const std::string& algo, const py::object& dims,
                        double timeout_s) {
+  Call call;
+  call.request.timeout_s = timeout_s;
   try {
-    const DType type = parse_dtype(dtype);
-    const Request r = parse_request(op, algo, dims, timeout_s);
-    run_allreduce(r, reinterpret_cast<void*>(address), count * dtype_size(type), type);
-  } catch (const Error& e) {
-    raise_python("ddl.allreduce", e);
+    call.type = parse_dtype(dtype);
+    call.data = reinterpret_cast<void*>(address);
+    call.bytes = count * dtype_size(call.type);
+    call.request = parse_request(op, algo, dims, timeout_s);
+  } catch (...) {
+    refuse_current(call);
+  }
+  agree_and_run(call);
+}
+
+// ddl/collectives.py's own checks refused the call: this rank still takes part in the call's
+// agreement, with `message`, so the other ranks raise too; the caller then raises its error.
+void refuse(const std::string& message, double timeout_s) {
+  LocalArguments local;
+  local.error = without_prefix(message);
+  py::gil_scoped_release no_gil;
+  const std::lock_guard<std::mutex> lock(collective_mutex);
+  try {
+    agree_on_call(world(agreement_timeout(timeout_s)), local);
+  } catch (const Error&) {
+    // Nothing to add: the caller raises its own error, the one that refused the call.
   }
 }
 
@@ -211,6 +247,7 @@ PYBIND11_MODULE(_ddl, m) {
         py::arg("dims"), py::arg("timeout"));
   m.def("_allreduce_address", &allreduce_address, py::arg("address"), py::arg("count"),
         py::arg("dtype"), py::arg("op"), py::arg("algo"), py::arg("dims"), py::arg("timeout"));
+  m.def("_refuse", &refuse, py::arg("message"), py::arg("timeout"));
   m.def(
       "rank", [] { return translated("ddl.rank", world_rank); },
       "This process's rank in MPI_COMM_WORLD (initialises MPI if needed).");

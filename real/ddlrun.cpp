@@ -28,6 +28,7 @@
 #include "real/mpi_error.hpp"
 #include "real/node_grid.hpp"
 #include "real/rank_agreement.hpp"
+#include "real/startup_bound.hpp"
 #include "real/timed_sweep.hpp"
 #include "real/trace_clock.hpp"
 #include "real/trace_gather.hpp"
@@ -92,6 +93,8 @@ std::string canonical(const RunArguments& a) {
   for (IntraMethod m : c.methods) s << (m == IntraMethod::ring ? "ring;" : "hd;");
   if (a.workload) s << canonical(*a.workload);
   if (a.trace) s << " trace=" << *a.trace;
+  // What auto runs for each size: ranks reading different plans would run different schedules.
+  if (c.plan_file) s << " plan=" << *c.plan_file;
   return s.str();
 }
 
@@ -326,7 +329,11 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE for --workload
+  {
+    const StartupBound bound("ddlrun",
+                             startup_timeout(argc, argv, MpiCommunicator::kDefaultTimeout));
+    init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE for --workload
+  }
   int rc = 0;
   try {
     rc = run(argc, argv);

@@ -33,8 +33,8 @@ unsigned long long hash_text(const std::string& text) {
   return h;
 }
 
-std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& mine,
-                                        double timeout_s) {
+std::vector<GatheredArguments> gather_arguments(MPI_Comm comm, const LocalArguments& mine,
+                                                double timeout_s, const std::string& what) {
   int size = 1;
   check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   Record own{};
@@ -46,9 +46,19 @@ std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& min
   MPI_Request req = MPI_REQUEST_NULL;
   check_mpi(
       MPI_Iallgather(&own, sizeof own, MPI_BYTE, all.data(), sizeof own, MPI_BYTE, comm, &req),
-      "MPI_Iallgather (argument check)");
-  wait_bounded(req, comm, timeout_s, "the start-up comparison of every rank's arguments");
+      "MPI_Iallgather (" + what + ")");
+  wait_bounded(req, comm, timeout_s, what);
+  std::vector<GatheredArguments> gathered;
+  gathered.reserve(all.size());
+  for (const Record& r : all) gathered.push_back({r.failed != 0, r.hash, text_of(r)});
+  return gathered;
+}
 
+std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& mine,
+                                        double timeout_s) {
+  const std::vector<GatheredArguments> all =
+      gather_arguments(comm, mine, timeout_s, "the start-up comparison of every rank's arguments");
+  const int size = static_cast<int>(all.size());
   const std::string sizes = std::to_string(size);
   bool all_failed_alike = true;
   int first_failed = -1;
@@ -57,14 +67,14 @@ std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& min
     if (!all[r].failed || all[r].hash != all[0].hash) all_failed_alike = false;
   }
   // The usual case of a bad flag: every rank read the same command line and failed alike.
-  if (all_failed_alike) return text_of(all[0]);
+  if (all_failed_alike) return all[0].text;
   if (first_failed >= 0)
     return "rank " + std::to_string(first_failed) + " of " + sizes +
-           " could not parse its arguments: " + text_of(all[first_failed]);
+           " could not parse its arguments: " + all[first_failed].text;
   for (int r = 1; r < size; ++r)
     if (all[r].hash != all[0].hash)
       return "the ranks were started with different arguments: rank " + std::to_string(r) +
-             " parsed {" + text_of(all[r]) + "} but rank 0 parsed {" + text_of(all[0]) +
+             " parsed {" + all[r].text + "} but rank 0 parsed {" + all[0].text +
              "}; every rank must run the same sweep";
   return std::nullopt;
 }

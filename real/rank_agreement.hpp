@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ddl {
 
@@ -25,5 +26,19 @@ std::optional<std::string> disagreement(MPI_Comm comm, const LocalArguments& min
 
 // FNV-1a: the canonical strings are compared by hash; only the differing ones are shown.
 unsigned long long hash_text(const std::string& text);
+
+// One rank's LocalArguments as every rank received them.
+struct GatheredArguments {
+  bool failed = false;
+  unsigned long long hash = 0;  // of the whole text
+  std::string text;             // the error or the canonical text, cut at 999 bytes
+};
+
+// Collective over `comm`: every rank's arguments on every rank, in rank order. One MPI_Iallgather
+// of fixed-size records, bounded by timeout_s (ddl::Timeout naming `what`). disagreement() is
+// built on it; callers that compare something else (a collective call's signature,
+// call_agreement.hpp) word their own verdict.
+std::vector<GatheredArguments> gather_arguments(MPI_Comm comm, const LocalArguments& mine,
+                                                double timeout_s, const std::string& what);
 
 }  // namespace ddl

@@ -18,6 +18,7 @@
 
 #include "algorithms/error.hpp"
 #include "algorithms/registry.hpp"
+#include "real/startup_bound.hpp"
 #include "sim/launched_by_mpirun.hpp"
 
 namespace ddl::sim {
@@ -169,7 +170,11 @@ class ShareCollector {
 SweepRanks::SweepRanks(int& argc, char**& argv) {
   if (!launched_by_mpirun()) return;
   require_open_mpi();
-  check(MPI_Init(&argc, &argv), "MPI_Init");
+  {
+    // timeout_s_ holds --timeout's default until ddlsim has read its arguments.
+    const StartupBound bound("ddlsim", startup_timeout(argc, argv, timeout_s_));
+    check(MPI_Init(&argc, &argv), "MPI_Init");
+  }
   mpi_ = true;
   // Errors come back as codes (check()) rather than Open MPI's default abort.
   check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");

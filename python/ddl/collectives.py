@@ -53,7 +53,8 @@ def _is_torch_tensor(x):
     return torch is not None and isinstance(x, torch.Tensor)
 
 
-def _allreduce_tensor(t, op, algo, dims, timeout):
+def _tensor_arguments(t):
+    """The address, element count and ddl dtype name of a torch tensor ddl can reduce in place."""
     if t.device.type != "cpu":
         raise ValueError(
             f"ddl.allreduce: the tensor is on {t.device}; ddl's Python module reduces CPU tensors "
@@ -80,7 +81,16 @@ def _allreduce_tensor(t, op, algo, dims, timeout):
             f"ddl.allreduce: unsupported dtype {t.dtype}; ddl reduces "
             + ", ".join(_TORCH_DTYPES)
         )
-    _ddl._allreduce_address(t.data_ptr(), t.numel(), dtype, op, algo, dims, timeout)
+    return t.data_ptr(), t.numel(), dtype
+
+
+def _check_arguments(op, algo, timeout):
+    if not isinstance(op, str):
+        raise TypeError(f"ddl.allreduce: op must be a string such as 'sum', not {_name(op)}")
+    if not isinstance(algo, str):
+        raise TypeError(f"ddl.allreduce: algo must be a string such as 'ddl', not {_name(algo)}")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"ddl.allreduce: timeout must be a number of seconds, not {_name(timeout)}")
 
 
 def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
@@ -95,18 +105,23 @@ def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
     dims    the logical grid, innermost first: "2x2" or (2, 2); None is ranks-per-node x nodes
     timeout seconds any single wait may take; a rank that waits longer raises TimeoutError
 
-    Every rank must call it with the same arguments (it is a collective). Raises ValueError
-    (unknown op or algo, bad dims, read-only or non-contiguous input), TypeError (unsupported
-    dtype or object), TimeoutError, or RuntimeError (an MPI failure).
+    Every rank must call it with the same arguments (it is a collective), and the ranks check
+    that they did before any data moves: where a rank's count, dtype, op, algo or dims differ,
+    or its arguments were refused, every rank raises (ValueError "ranks disagree on the call:
+    rank 1 has count 8, rank 0 has count 4"; the refused rank its own error). Raises ValueError
+    (unknown op or algo, bad dims, read-only or non-contiguous input, ranks that disagree),
+    TypeError (unsupported dtype or object), TimeoutError, or RuntimeError (an MPI failure).
     """
-    if not isinstance(op, str):
-        raise TypeError(f"ddl.allreduce: op must be a string such as 'sum', not {_name(op)}")
-    if not isinstance(algo, str):
-        raise TypeError(f"ddl.allreduce: algo must be a string such as 'ddl', not {_name(algo)}")
-    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise TypeError(f"ddl.allreduce: timeout must be a number of seconds, not {_name(timeout)}")
-    if _is_torch_tensor(x):
-        _allreduce_tensor(x, op, algo, dims, float(timeout))
+    try:
+        _check_arguments(op, algo, timeout)
+        tensor = _tensor_arguments(x) if _is_torch_tensor(x) else None
+    except (TypeError, ValueError) as e:
+        # The other ranks are in the call already: they learn why this one is not.
+        bound = timeout if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else 0
+        _ddl._refuse(str(e), float(bound))
+        raise
+    if tensor is not None:
+        _ddl._allreduce_address(*tensor, op, algo, dims, float(timeout))
     else:
         _ddl._allreduce_buffer(x, op, algo, dims, float(timeout))
     return x

@@ -7,6 +7,7 @@ Inputs are small integers (1..3), so every sum, product (<= 3^4), min, max and t
 values are exact too. Integer avg truncates toward zero, as ddl's divide does.
 """
 
+import sys
 import unittest
 
 import numpy as np
@@ -179,7 +180,7 @@ BAD_ARGUMENTS = [
 
 
 class BadInputs(unittest.TestCase):
-    """Each raises before any rank communicates (so the ranks stay in step)."""
+    """Each raises on every rank after the ranks have compared the call (so they stay in step)."""
 
     def check(self, table):
         for error, pattern, x, kwargs in table:
@@ -189,6 +190,14 @@ class BadInputs(unittest.TestCase):
 
     def test_numpy_inputs(self):
         self.check(BAD_NUMPY)
+
+    def test_refused_arrays_are_released(self):
+        # A refused buffer is released: the array is left without the reference the export took.
+        for x in [np.zeros(8, dtype=np.float32)[::2], read_only()]:
+            before = sys.getrefcount(x)
+            with self.assertRaises(ValueError):
+                ddl.allreduce(x, timeout=TIMEOUT)
+            self.assertEqual(sys.getrefcount(x), before)
 
     def test_torch_inputs(self):
         self.check(BAD_TORCH)

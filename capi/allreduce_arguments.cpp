@@ -1,0 +1,110 @@
+#include "capi/allreduce_arguments.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include "algorithms/algorithm_spec.hpp"
+#include "algorithms/error.hpp"
+
+namespace ddl::capi {
+
+std::optional<ddl::DType> to_dtype(int v) {
+  switch (v) {
+    case DDL_FLOAT32: return ddl::DType::float32;
+    case DDL_FLOAT64: return ddl::DType::float64;
+    case DDL_FLOAT16: return ddl::DType::float16;
+    case DDL_BFLOAT16: return ddl::DType::bfloat16;
+    case DDL_INT32: return ddl::DType::int32;
+    case DDL_INT64: return ddl::DType::int64;
+    default: return std::nullopt;
+  }
+}
+
+namespace {
+
+std::optional<ddl::ReduceOp> to_op(int v) {
+  switch (v) {
+    case DDL_SUM: return ddl::ReduceOp::sum;
+    case DDL_PROD: return ddl::ReduceOp::prod;
+    case DDL_MIN: return ddl::ReduceOp::min;
+    case DDL_MAX: return ddl::ReduceOp::max;
+    case DDL_AVG: return ddl::ReduceOp::avg;
+    default: return std::nullopt;
+  }
+}
+
+// The allreduce algorithm named by an algorithm string's first field, or nullptr.
+const ddl::Algorithm* find_allreduce(std::string_view spec) {
+  const std::string_view name = spec.substr(0, spec.find(':'));
+  for (const ddl::Algorithm& a : ddl::algorithms())
+    if (a.collective == ddl::Collective::allreduce && a.name == name) return &a;
+  return nullptr;
+}
+
+std::string allreduce_names() {
+  std::string list;
+  for (const std::string& n : ddl::algorithm_names(ddl::Collective::allreduce))
+    list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+Prepared refused(ddl_result_t code, std::string what) {
+  Prepared p;
+  p.code = code;
+  p.what = std::move(what);
+  return p;
+}
+
+}  // namespace
+
+Prepared prepare(const ddl::Dims& dims, bool out_of_place, const void* sendbuf, void* buf,
+                 std::size_t count, int dtype_value, int op_value, const char* algorithm) {
+  if (algorithm == nullptr) return refused(DDL_ERROR_NULL_POINTER, "algorithm is NULL");
+  Prepared p;
+  const std::optional<ddl::DType> dtype = to_dtype(dtype_value);
+  if (!dtype)
+    return refused(DDL_ERROR_BAD_DTYPE, "dtype " + std::to_string(dtype_value) +
+                                            " is not a ddl_dtype_t (DDL_FLOAT32 .. DDL_INT64 "
+                                            "are 0 .. 5)");
+  const std::optional<ddl::ReduceOp> op = to_op(op_value);
+  if (!op)
+    return refused(DDL_ERROR_BAD_OP, "op " + std::to_string(op_value) +
+                                         " is not a ddl_op_t (DDL_SUM .. DDL_AVG are 0 .. 4)");
+  p.algo = find_allreduce(algorithm);
+  if (p.algo == nullptr)
+    return refused(DDL_ERROR_UNKNOWN_ALGORITHM,
+                   "unknown algorithm '" + std::string(algorithm) +
+                       "' (allreduce algorithms: " + allreduce_names() + ")");
+  // The rest of the string (algorithms/algorithm_spec.hpp: dims, methods, rings=, segment=,
+  // order=) overrides the communicator's defaults for this call only.
+  try {
+    ddl::Options defaults;
+    defaults.dims = dims;
+    p.options = ddl::parse_algorithm_spec(algorithm).apply(defaults);
+  } catch (const ddl::InvalidArgument& e) {
+    return refused(DDL_ERROR_INVALID_ARGUMENT, e.what());
+  }
+  const std::size_t element = ddl::dtype_size(*dtype);
+  if (count > std::numeric_limits<std::size_t>::max() / element)
+    return refused(DDL_ERROR_COUNT_OVERFLOW,
+                   "count " + std::to_string(count) + " of " + std::string(ddl::to_string(*dtype)) +
+                       " (" + std::to_string(element) + " bytes each) overflows size_t");
+  p.bytes = count * element;
+  if (count > 0 && out_of_place && sendbuf == nullptr)
+    return refused(DDL_ERROR_NULL_POINTER, "sendbuf is NULL");
+  if (count > 0 && buf == nullptr)
+    return refused(DDL_ERROR_NULL_POINTER, out_of_place ? "recvbuf is NULL" : "buf is NULL");
+  if (out_of_place && sendbuf != buf && p.bytes > 0) {
+    const auto s = reinterpret_cast<std::uintptr_t>(sendbuf);
+    const auto r = reinterpret_cast<std::uintptr_t>(buf);
+    if (s < r + p.bytes && r < s + p.bytes)
+      return refused(DDL_ERROR_INVALID_ARGUMENT,
+                     "sendbuf and recvbuf overlap without being the same buffer");
+  }
+  p.dtype = *dtype;
+  p.op = *op;
+  return p;
+}
+
+}  // namespace ddl::capi

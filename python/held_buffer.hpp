@@ -1,0 +1,35 @@
+// The memory of a Python buffer-protocol object (numpy arrays, bytearray, array.array), held
+// for the duration of a collective: writable and contiguous, or refused with the reason.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+#include <cstddef>
+#include <string>
+
+#include "algorithms/types.hpp"
+
+namespace ddl::python {
+
+// The element type of a buffer-protocol format ("f", "<d", "=q", ...) with `itemsize` bytes.
+// Throws pybind11::type_error naming the format for any other.
+DType buffer_dtype(std::string format, std::size_t itemsize);
+
+class HeldBuffer {
+ public:
+  // Throws pybind11::type_error (no buffer protocol) or value_error (read-only, not
+  // contiguous), the buffer then released.
+  explicit HeldBuffer(const pybind11::object& obj);
+  ~HeldBuffer() { PyBuffer_Release(&view_); }
+  HeldBuffer(const HeldBuffer&) = delete;
+  HeldBuffer& operator=(const HeldBuffer&) = delete;
+
+  void* data() const { return view_.buf; }
+  std::size_t bytes() const { return static_cast<std::size_t>(view_.len); }
+  DType dtype() const;
+
+ private:
+  Py_buffer view_{};
+};
+
+}  // namespace ddl::python
