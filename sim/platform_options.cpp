@@ -55,24 +55,25 @@ std::string generator_path() {
   return harness::data_dir() + "/platforms/generate.py";
 }
 
-bool is_description(const std::string& platform) {
-  return platform.size() > 5 && platform.compare(platform.size() - 5, 5, ".json") == 0;
-}
-
 // Runs the generator with a deadline; returns its exit status (-1: killed) and its stderr.
 std::pair<int, std::string> run_generator(const std::string& generator,
-                                          const std::string& description,
+                                          const std::string& description, int nodes,
                                           const std::string& output) {
   int err[2];
   if (pipe2(err, O_CLOEXEC) != 0) throw BackendError("description: pipe failed");
+  const std::string n = std::to_string(nodes);  // before the fork: the child only execs
   const pid_t pid = fork();
   if (pid < 0) throw BackendError("description: fork failed");
   if (pid == 0) {
     dup2(err[1], STDERR_FILENO);
     const int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDOUT_FILENO);
-    execl(DDL_PYTHON, DDL_PYTHON, generator.c_str(), "--description", description.c_str(), "-o",
-          output.c_str(), static_cast<char*>(nullptr));
+    if (nodes > 0)
+      execl(DDL_PYTHON, DDL_PYTHON, generator.c_str(), "--description", description.c_str(),
+            "--nodes", n.c_str(), "-o", output.c_str(), static_cast<char*>(nullptr));
+    else
+      execl(DDL_PYTHON, DDL_PYTHON, generator.c_str(), "--description", description.c_str(), "-o",
+            output.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(err[1]);
@@ -103,7 +104,12 @@ std::pair<int, std::string> run_generator(const std::string& generator,
 
 }  // namespace
 
-PlatformSource::PlatformSource(const std::string& platform) : xml_(platform), shown_(platform) {
+bool is_description(const std::string& platform) {
+  return platform.size() > 5 && platform.compare(platform.size() - 5, 5, ".json") == 0;
+}
+
+PlatformSource::PlatformSource(const std::string& platform, int nodes)
+    : xml_(platform), shown_(platform) {
   if (!is_description(platform)) return;
   std::error_code ec;
   if (!std::filesystem::is_regular_file(platform, ec))
@@ -115,7 +121,8 @@ PlatformSource::PlatformSource(const std::string& platform) : xml_(platform), sh
   xml_ = path;
   generated_ = true;
   const std::string generator = generator_path();
-  const auto [status, err] = run_generator(generator, platform, xml_);
+  const auto [status, err] = run_generator(generator, platform, nodes, xml_);
+  if (nodes > 0) shown_ = platform + " (" + std::to_string(nodes) + " nodes)";
   if (status != 0) {
     std::string why = err;
     while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();
