@@ -77,6 +77,10 @@ echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT/bench_rea
 import csv, statistics, sys
 out, runs = sys.argv[1], int(sys.argv[2])
 
+def report(path):
+    """ddlrun's csv rows: its '#' metadata lines skipped."""
+    return csv.DictReader(l for l in open(path) if not l.startswith("#"))
+
 def spread(values):
     return f"{statistics.median(values):5.2f} {min(values):5.2f}-{max(values):<5.2f}"
 
@@ -89,7 +93,7 @@ for pages in ("4k", "huge"):
         memcpy = {int(m["size"]): float(m["memcpy_gbs"])
                   for m in csv.DictReader(open(f"{out}/bench_real_memcpy_{pages}.run{r}.csv"))}
         for ranks in (2, 4):
-            for row in csv.DictReader(open(f"{out}/bench_real_{pages}_{ranks}ranks.run{r}.csv")):
+            for row in report(f"{out}/bench_real_{pages}_{ranks}ranks.run{r}.csv"):
                 size, bus = int(row["size"]), float(row["busbw_gbs"])
                 mpi = float(row["mpi_busbw_gbs"] or "nan")
                 k = ratios.setdefault((ranks, size, row["algo"]), ([], [], []))
@@ -115,7 +119,7 @@ regular = {int(r["size"]): float(r["memcpy_gbs"]) for r in csv.DictReader(open(f
 medians = {}
 for pages in ("4k", "huge"):
     for r in range(1, runs + 1):
-        for row in csv.DictReader(open(f"{out}/bench_real_{pages}_2ranks.run{r}.csv")):
+        for row in report(f"{out}/bench_real_{pages}_2ranks.run{r}.csv"):
             if row["algo"] == "direct":
                 medians.setdefault((pages, int(row["size"])), []).append(float(row["busbw_gbs"]))
         for m in csv.DictReader(open(f"{out}/bench_real_memcpy_{pages}.run{r}.csv")):

@@ -138,11 +138,11 @@ run_once() {  # gpus algo platform rep [workload]
   local wall rss sim dims cpu
   read -r wall rss cpu <<< "$(time_fields "$tv")"
   if [ -n "$workload" ]; then  # gpus,algo,dims,iter_ms,...: the iteration in us
-    sim=$(awk -F, -v a="$algo" '$2 == a { printf "%.6f", $4 * 1000 }' "$log")
-    dims=$(awk -F, -v a="$algo" '$2 == a { print $3 }' "$log")
+    sim=$(awk -F, -v a="$algo" '!/^#/ && $2 == a { printf "%.6f", $4 * 1000 }' "$log")
+    dims=$(awk -F, -v a="$algo" '!/^#/ && $2 == a { print $3 }' "$log")
   else
-    sim=$(awk -F, -v a="$algo" '$5 == a { print $7 }' "$log")
-    dims=$(awk -F, -v a="$algo" '$5 == a { print $6 }' "$log")
+    sim=$(awk -F, -v a="$algo" '!/^#/ && $5 == a { print $7 }' "$log")
+    dims=$(awk -F, -v a="$algo" '!/^#/ && $5 == a { print $6 }' "$log")
   fi
   # A killed run printed nothing: its dims are the platform's natural grid (ddlsim's default).
   [ -n "$dims" ] || dims=$(sed -n 's/.*<prop id="ddl_dims" value="\([0-9x]*\)".*/\1/p' "$platform" | head -1)

@@ -27,7 +27,7 @@ for r in $(seq 1 "$RUNS"); do
   for pages in huge 4k; do
     mpirun --oversubscribe --allow-run-as-root --mca btl self,vader -np 2 "$BUILD/bin/ddlrun" \
       --algo "$algos" --pages "$pages" -b 16M -e 256M -f 4 -n 10 -w 3 --format csv > "$work/run.csv"
-    awk -F, -v r="$r" -v p="$pages" 'NR > 1 { print r "," p "," $1 "," $5 "," $9 }' "$work/run.csv" >> "$work/rows.csv"
+    awk -F, -v r="$r" -v p="$pages" '/^[0-9]/ { print r "," p "," $1 "," $5 "," $9 }' "$work/run.csv" >> "$work/rows.csv"
   done
 done
 /usr/bin/python3 - "$work/rows.csv" "$RUNS" > "$work/summary.txt" <<'PY'

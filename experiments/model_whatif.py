@@ -120,7 +120,7 @@ def simulate(ddlsim, platform, ranks, sizes):
     except (OSError, subprocess.SubprocessError) as e:
         stderr = getattr(e, "stderr", None) or ""
         raise Failure(f"{' '.join(command)} failed: {e} {stderr.strip()}") from e
-    return pd.read_csv(io.StringIO(out))[["algo", "size", "time_us"]]
+    return pd.read_csv(io.StringIO(out), comment="#")[["algo", "size", "time_us"]]
 
 
 class Failure(Exception):

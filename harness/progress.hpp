@@ -27,9 +27,7 @@ class Progress {
         tty_(isatty(STDERR_FILENO) == 1) {}
   Progress(const Progress&) = delete;
   Progress& operator=(const Progress&) = delete;
-  ~Progress() {
-    if (printed_ && tty_) std::fputc('\n', stderr);
-  }
+  ~Progress() { end_line(); }
 
   // One more of `total` is done; `what` names it (e.g. "ddl 16 MB").
   void step(const std::string& what) {
@@ -42,7 +40,17 @@ class Progress {
                  done_, total_, what.c_str(), elapsed, tty_ ? "" : "\n");
     std::fflush(stderr);
     printed_ = true;
+    open_ = tty_;
     last_ = now;
+  }
+
+  // Ends the line a terminal shows rewritten in place, so what a tool prints next on the same
+  // terminal (a result row as soon as it is known) starts a line of its own.
+  void end_line() {
+    if (!open_) return;
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+    open_ = false;
   }
 
  private:
@@ -56,6 +64,7 @@ class Progress {
   std::size_t done_ = 0;
   bool tty_;
   bool printed_ = false;
+  bool open_ = false;  // a line rewritten in place is not ended yet
 };
 
 }  // namespace ddl::harness

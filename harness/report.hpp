@@ -1,23 +1,27 @@
-// The result rows every tool prints, in three formats from one row type, so ddlsim and
-// ddlrun output can be diffed and loaded the same way:
-//   table - nccl-tests-like, '#' header lines, one line per size with one column block per
-//           algorithm side by side, then (--baseline mpi) one MPI_Allreduce block per size;
-//   csv   - one line per (size, algorithm); header "size,count,type,redop,algo,dims,time_us,
-//           algbw_gbs,busbw_gbs" + ",model_us" (simulator) + ",wrong" + ",mpi_time_us,
-//           mpi_busbw_gbs" (ddlrun --baseline mpi); wrong is empty when not checked;
-//   json  - one JSON array of objects keyed by the csv column names (wrong: null when not
-//           checked), one object per line.
+// The result rows every tool prints, in three formats from one row type and one schema, so
+// ddlsim's prediction and ddlrun's measurement diff column by column and load the same way:
+//   table - nccl-tests-like, '#' preamble (run_info.hpp), one line per size with one column
+//           block per algorithm side by side, then (--baseline mpi) one MPI_Allreduce block per
+//           size;
+//   csv   - the '#' preamble, then the header csv_header() and one line per (size, algorithm);
+//           a cell a tool has no value for is empty (ddlsim's mpi_*, ddlrun's model_us, wrong
+//           when not checked);
+//   json  - {"metadata": {...}, "rows": [...]}: one object per row keyed by the csv column names
+//           (null for an empty cell), one per line.
+// Table and csv rows are printed as they finish (a table line once every algorithm of its size
+// is in); json, one document, at the end.
 #pragma once
 
 #include <cstddef>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
 #include "harness/format.hpp"
+#include "harness/run_info.hpp"
 
 namespace ddl::harness {
 
@@ -35,32 +39,54 @@ struct Row {
   std::optional<std::size_t> wrong;  // absent: not checked
   std::optional<double> mpi_time_s;
   std::optional<double> mpi_busbw_gbs;
+  std::string chosen;  // the algorithm string that ran: auto's choice on an auto row
 };
 
-// Fills count, algbw and busbw from the measured time (0 bandwidth for a zero time).
+// Fills count, algbw and busbw from the measured time (0 bandwidth for a zero time); chosen is
+// the algorithm itself (a tool sets auto's choice).
 Row make_row(std::size_t bytes, DType type, ReduceOp op, const std::string& algo,
              const std::string& dims, double time_s, int ranks);
 // busbw of a time, for the algorithm's collective (registry bus_factor).
 double bus_bandwidth_gbs(std::size_t bytes, double time_s, const std::string& algo, int ranks);
 
-// Optional columns: which tool produced the rows decides, not the rows themselves.
+// "size,count,type,redop,algo,dims,time_us,algbw_gbs,busbw_gbs,model_us,wrong,mpi_time_us,
+// mpi_busbw_gbs,chosen": every tool's, in this order.
+std::string csv_header();
+
+// Which column blocks the table shows (csv and json always hold every column).
 struct Columns {
-  bool model = false;  // model_us
-  bool mpi = false;    // mpi_time_us, mpi_busbw_gbs
+  bool model = false;  // model
+  bool mpi = false;    // the MPI_Allreduce baseline
 };
 
-std::string csv_header(const Columns& columns);
-void write_csv(std::ostream& out, const std::vector<Row>& rows, const Columns& columns);
-void write_json(std::ostream& out, const std::vector<Row>& rows, const Columns& columns);
-// `header` lines describe the run (platform, ranks, mode); each is printed after "# ".
-void write_table(std::ostream& out, const std::vector<Row>& rows, const Columns& columns,
-                 const std::vector<std::string>& header);
-// "auto picks (cost model, <basis>): rhd for 8..512K, ddl for 1M..256M": what `auto` runs at
-// each size of the sweep, for the table header; empty when `algos` holds no "auto".
-std::string auto_choices(const std::vector<std::string>& algos,
-                         const std::vector<std::size_t>& sizes, const Dims& dims,
-                         const CostParams& costs, const Options& options, const std::string& basis);
+class TableLines;
+
+// Prints a report as its rows come: the preamble (and the table's column titles) at once, each
+// row (csv) or size line (table) as soon as it is complete, the rest at finish().
+class ReportWriter {
+ public:
+  // `algos`: the table's algorithm blocks in order; every row's algo is one of them.
+  ReportWriter(std::ostream& out, Format format, const Columns& columns, const RunInfo& info,
+               const std::vector<std::string>& algos);
+  ~ReportWriter();
+  ReportWriter(const ReportWriter&) = delete;
+  ReportWriter& operator=(const ReportWriter&) = delete;
+
+  void add(const Row& row);
+  // `notes`: what is known only after the run (ddlsim's step extrapolation), after the rows.
+  void finish(const std::vector<std::string>& notes = {});
+
+ private:
+  std::ostream& out_;
+  Format format_;
+  RunInfo info_;
+  std::vector<Row> json_rows_;
+  std::unique_ptr<TableLines> table_;
+};
+
+// The whole report at once; the table's blocks in the order the algorithms first appear.
 void write_report(std::ostream& out, Format format, const std::vector<Row>& rows,
-                  const Columns& columns, const std::vector<std::string>& header);
+                  const Columns& columns, const RunInfo& info,
+                  const std::vector<std::string>& notes = {});
 
 }  // namespace ddl::harness

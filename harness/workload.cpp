@@ -11,6 +11,7 @@
 
 #include "algorithms/error.hpp"
 #include "harness/output_file.hpp"
+#include "harness/workload_reference.hpp"
 
 namespace ddl::harness {
 
@@ -111,10 +112,19 @@ double parse_optional(const std::map<std::string, std::string>& params, const st
   return it == params.end() ? 0 : parse_in_range(it->second, where, key, max);
 }
 
-constexpr const char* kKnownParameters[] = {
-    "model",          "reference_batch",    "reference_iteration_ms", "backward_to_forward",
-    "total_params",   "total_forward_macs", "compute_jitter_cv",      "bucket_launch_us",
-    "data_loading_ms"};
+constexpr const char* kKnownParameters[] = {"model",
+                                            "reference_batch",
+                                            "reference_iteration_ms",
+                                            "backward_to_forward",
+                                            "total_params",
+                                            "total_forward_macs",
+                                            "compute_jitter_cv",
+                                            "bucket_launch_us",
+                                            "data_loading_ms",
+                                            "sample",
+                                            kReferenceKeys[0],
+                                            kReferenceKeys[1],
+                                            kReferenceKeys[2]};
 
 }  // namespace
 
@@ -214,6 +224,7 @@ Workload parse_workload(std::istream& in, const std::string& source) {
       parse_optional(params, at("bucket_launch_us"), "bucket_launch_us", 60e6) * 1e-6;
   w.effects.data_loading_s =
       parse_optional(params, at("data_loading_ms"), "data_loading_ms", 60e3) * 1e-3;
+  read_reference_keys(params, at, source, w);
   const std::uint64_t macs = total_macs;
   if (w.measured_times)
     check_measured_totals(w, at("reference_iteration_ms"), at("backward_to_forward"));

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,8 +40,29 @@ struct Layer {
   double forward_s = 0, backward_s = 0;
 };
 
+// The GPU a workload's reference times were measured or assumed on: the optional keys
+// reference_gpu, reference_gpu_fp32_tflops, reference_gpu_memory_gbs, given all three together.
+// A file without them whose times are not measured (the multiply-add split, whose shipped and
+// generated files assume ResNet-50's 180 ms per 32 images on a P100) is taken as P100 times
+// (NVIDIA P100 datasheet: 10.6 TFLOP/s fp32, 732 GB/s), marked as not stated; a file with measured
+// per-layer times and no key names no GPU. A simulator scales the times to another GPU or says
+// that it did not.
+struct ReferenceGpu {
+  std::string name;             // e.g. P100
+  double fp32_flops = 0;        // peak FP32 FLOP/s
+  double memory_bandwidth = 0;  // B/s
+  bool stated = true;           // false: the P100 default of a file that names none
+
+  // "P100 (10.6 TFLOP/s fp32, 732 GB/s)"
+  std::string describe() const;
+};
+
 struct Workload {
   std::string model;
+  // What one element of the batch is, plural (the optional key `sample`): images for an image
+  // model, sequences for a transformer. Names the throughput column.
+  std::string sample = "images";
+  std::optional<ReferenceGpu> reference_gpu;  // absent: measured times on a GPU not named
   std::size_t reference_batch = 0;
   double reference_iteration_s = 0;  // forward + backward on one GPU at reference_batch
   double backward_to_forward = 0;
@@ -53,10 +75,16 @@ struct Workload {
   std::size_t total_params() const;
 };
 
+// The reference GPU as a report's metadata names it: "P100 (10.6 TFLOP/s fp32, 732 GB/s)", with
+// " (default: the file names none)" when not stated; "" for measured times on a GPU not named.
+std::string reference_field(const Workload& w);
+
 // Throws InvalidArgument naming `source` and the line for anything malformed: a missing or
 // repeated parameter, a bad header, a non-numeric or negative cell, no layers, a model whose
-// layers have no multiply-adds, totals that disagree with total_params / total_forward_macs, or
-// a "# key = value" parameter it does not know (a misspelt effect would silently be off).
+// layers have no multiply-adds, totals that disagree with total_params / total_forward_macs, a
+// sample that is not one lowercase word, a reference GPU missing one of its three keys or with a
+// figure that is no positive number, or a "# key = value" parameter it does not know (a misspelt
+// effect would silently be off).
 Workload parse_workload(std::istream& in, const std::string& source);
 Workload load_workload(const std::string& path);
 

@@ -22,9 +22,15 @@ std::string ms(double seconds) {
   return fmt("%.9f", seconds * 1e3);
 }
 
+constexpr const char* kCsvStart = "gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,";
+constexpr const char* kCsvEnd = "_per_s,efficiency";
+
+// The table's throughput column: wide enough for "(sequences/s)".
+constexpr int kThroughputWidth = 14;
+
 }  // namespace
 
-double WorkloadRow::images_per_s() const {
+double WorkloadRow::samples_per_s() const {
   return iteration_s > 0 ? static_cast<double>(gpus) * static_cast<double>(batch) / iteration_s : 0;
 }
 
@@ -32,64 +38,94 @@ double WorkloadRow::efficiency() const {
   return iteration_s > 0 ? compute_s / iteration_s : 0;
 }
 
-std::string workload_csv_header() {
-  return "gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency";
+std::string workload_csv_header(const std::string& sample) {
+  return kCsvStart + sample + kCsvEnd;
+}
+
+WorkloadReportWriter::WorkloadReportWriter(std::ostream& out, Format format, const RunInfo& info,
+                                           std::string sample)
+    : out_(out), format_(format), info_(info), sample_(std::move(sample)) {
+  if (format_ == Format::json) return;
+  out_ << preamble(info_);
+  if (format_ == Format::csv) {
+    out_ << workload_csv_header(sample_) << '\n' << std::flush;
+    return;
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "#%6s %8s %12s %12s %12s %16s %*s %10s\n", "gpus", "algo", "dims",
+                "iter", "compute", "exposed comm", kThroughputWidth, "throughput", "efficiency");
+  out_ << buf;
+  std::snprintf(buf, sizeof buf, "#%6s %8s %12s %12s %12s %16s %*s %10s\n", "", "", "", "(ms)",
+                "(ms)", "(ms)", kThroughputWidth, ("(" + sample_ + "/s)").c_str(), "");
+  out_ << buf << std::flush;
+}
+
+void WorkloadReportWriter::add(const WorkloadRow& r) {
+  if (format_ == Format::json) {
+    json_rows_.push_back(r);
+    return;
+  }
+  if (format_ == Format::csv) {
+    out_ << r.gpus << ',' << r.algo << ',' << r.dims << ',' << ms(r.iteration_s) << ','
+         << ms(r.compute_s) << ',' << ms(r.exposed_comm_s()) << ','
+         << fmt("%.3f", r.samples_per_s()) << ',' << fmt("%.6f", r.efficiency()) << '\n'
+         << std::flush;
+    return;
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%7d %8s %12s %12.3f %12.3f %16.3f %*.1f %10.4f\n", r.gpus,
+                r.algo.c_str(), r.dims.c_str(), r.iteration_s * 1e3, r.compute_s * 1e3,
+                r.exposed_comm_s() * 1e3, kThroughputWidth, r.samples_per_s(), r.efficiency());
+  out_ << buf << std::flush;
+}
+
+void WorkloadReportWriter::finish(const std::vector<std::string>& notes) {
+  if (format_ != Format::json) {
+    out_ << note_lines(notes) << std::flush;
+    return;
+  }
+  out_ << "{\"metadata\": " << metadata_json(info_, notes) << ",\n\"rows\": [";
+  bool first = true;
+  for (const WorkloadRow& r : json_rows_) {
+    nlohmann::ordered_json j;
+    j["gpus"] = r.gpus;
+    j["algo"] = r.algo;
+    j["dims"] = r.dims;
+    j["iter_ms"] = r.iteration_s * 1e3;
+    j["compute_ms"] = r.compute_s * 1e3;
+    j["exposed_comm_ms"] = r.exposed_comm_s() * 1e3;
+    j[sample_ + "_per_s"] = r.samples_per_s();
+    j["efficiency"] = r.efficiency();
+    out_ << (first ? "\n" : ",\n") << j.dump();
+    first = false;
+  }
+  out_ << "\n]}\n" << std::flush;
 }
 
 void write_workload_report(std::ostream& out, Format format, const std::vector<WorkloadRow>& rows,
-                           const std::vector<std::string>& header) {
-  if (format == Format::csv) {
-    out << workload_csv_header() << '\n';
-    for (const WorkloadRow& r : rows)
-      out << r.gpus << ',' << r.algo << ',' << r.dims << ',' << ms(r.iteration_s) << ','
-          << ms(r.compute_s) << ',' << ms(r.exposed_comm_s()) << ','
-          << fmt("%.3f", r.images_per_s()) << ',' << fmt("%.6f", r.efficiency()) << '\n';
-    return;
-  }
-  if (format == Format::json) {
-    out << '[';
-    bool first = true;
-    for (const WorkloadRow& r : rows) {
-      nlohmann::ordered_json j;
-      j["gpus"] = r.gpus;
-      j["algo"] = r.algo;
-      j["dims"] = r.dims;
-      j["iter_ms"] = r.iteration_s * 1e3;
-      j["compute_ms"] = r.compute_s * 1e3;
-      j["exposed_comm_ms"] = r.exposed_comm_s() * 1e3;
-      j["images_per_s"] = r.images_per_s();
-      j["efficiency"] = r.efficiency();
-      out << (first ? "\n" : ",\n") << j.dump();
-      first = false;
-    }
-    out << "\n]\n";
-    return;
-  }
-  for (const std::string& h : header) out << "# " << h << '\n';
-  char buf[256];
-  std::snprintf(buf, sizeof buf, "#%6s %8s %12s %12s %12s %16s %12s %10s\n", "gpus", "algo", "dims",
-                "iter", "compute", "exposed comm", "throughput", "efficiency");
-  out << buf;
-  std::snprintf(buf, sizeof buf, "#%6s %8s %12s %12s %12s %16s %12s %10s\n", "", "", "", "(ms)",
-                "(ms)", "(ms)", "(images/s)", "");
-  out << buf;
-  for (const WorkloadRow& r : rows) {
-    std::snprintf(buf, sizeof buf, "%7d %8s %12s %12.3f %12.3f %16.3f %12.1f %10.4f\n", r.gpus,
-                  r.algo.c_str(), r.dims.c_str(), r.iteration_s * 1e3, r.compute_s * 1e3,
-                  r.exposed_comm_s() * 1e3, r.images_per_s(), r.efficiency());
-    out << buf;
-  }
+                           const RunInfo& info, const std::string& sample,
+                           const std::vector<std::string>& notes) {
+  WorkloadReportWriter writer(out, format, info, sample);
+  for (const WorkloadRow& r : rows) writer.add(r);
+  writer.finish(notes);
 }
 
-std::vector<WorkloadRow> parse_workload_csv(const std::string& text, std::size_t batch) {
+WorkloadCsv parse_workload_csv(const std::string& text, std::size_t batch) {
+  WorkloadCsv csv;
+  csv.fields = preamble_fields(text);
   std::istringstream in(text);
   std::string line;
-  if (!std::getline(in, line) || line != workload_csv_header())
-    throw InvalidArgument("workload csv: expected the header '" + workload_csv_header() +
+  while (std::getline(in, line) && line.rfind('#', 0) == 0) {
+  }
+  const std::string start = kCsvStart, end = kCsvEnd;
+  const bool header = line.size() > start.size() + end.size() && line.rfind(start, 0) == 0 &&
+                      line.compare(line.size() - end.size(), end.size(), end) == 0;
+  if (header) csv.sample = line.substr(start.size(), line.size() - start.size() - end.size());
+  if (!header || csv.sample.find_first_of(",_ ") != std::string::npos)
+    throw InvalidArgument("workload csv: expected the header '" + workload_csv_header("<sample>") +
                           "', got '" + line + "'");
-  std::vector<WorkloadRow> rows;
   while (std::getline(in, line)) {
-    if (line.empty()) continue;
+    if (line.empty() || line[0] == '#') continue;
     std::vector<std::string> cells;
     std::istringstream row(line);
     for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
@@ -105,9 +141,9 @@ std::vector<WorkloadRow> parse_workload_csv(const std::string& text, std::size_t
     } catch (const std::exception&) {
       throw InvalidArgument("workload csv: malformed row '" + line + "'");
     }
-    rows.push_back(std::move(r));
+    csv.rows.push_back(std::move(r));
   }
-  return rows;
+  return csv;
 }
 
 }  // namespace ddl::harness

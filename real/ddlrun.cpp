@@ -14,6 +14,7 @@
 #include "algorithms/error.hpp"
 #include "algorithms/plan.hpp"
 #include "harness/arguments.hpp"
+#include "harness/auto_choice.hpp"
 #include "harness/cli.hpp"
 #include "harness/data_dir.hpp"
 #include "harness/output_file.hpp"
@@ -29,6 +30,7 @@
 #include "real/node_grid.hpp"
 #include "real/rank_agreement.hpp"
 #include "real/startup_bound.hpp"
+#include "real/sweep_report.hpp"
 #include "real/timed_sweep.hpp"
 #include "real/trace_clock.hpp"
 #include "real/trace_gather.hpp"
@@ -266,7 +268,8 @@ int run(int argc, char** argv) {
     return 2;
   }
   if (args.workload)
-    return run_workload_mode(*args.workload, args.common, args.setup, dims, args.baseline_mpi);
+    return run_workload_mode(*args.workload, args.common, args.setup, dims, args.baseline_mpi,
+                             harness::run_info("ddlrun", argc, argv));
   // --trace: rank 0 opens the file before anything runs, so a bad path stops every rank at once.
   std::optional<harness::TraceFile> trace_file;
   if (args.trace)
@@ -298,31 +301,31 @@ int run(int argc, char** argv) {
       traced->set_context(algo, bytes, iteration);
     };
 
+  // Rank 0 prints each row as soon as its case is measured.
+  const bool shared_memory = shares_memory_with_all(backend->comm());
+  const std::size_t eager_limit = backend->comm().eager_limit();
+  std::optional<harness::ReportWriter> report;
+  if (rank == 0) {
+    harness::RunInfo info = sweep_run_info(argc, argv, size, layout.nodes, dims);
+    info.header = header_lines(args, layout, dims, size, backend->transport_name(), no_baseline,
+                               shared_memory, eager_limit);
+    if (args.trace)
+      info.header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
+                            std::to_string(clock.max_uncertainty_s * 1e6) +
+                            " us (half the shortest ping-pong)");
+    report.emplace(std::cout, args.common.format, harness::Columns{false, args.baseline_mpi}, info,
+                   cfg.cases.algos);
+    cfg.on_case = [&](const TimedCase& c) {
+      report->add(sweep_row(c, cfg, dims, size, shared_memory, eager_limit));
+    };
+  }
+
   Communicator& comm = traced ? static_cast<Communicator&>(*traced) : backend->comm();
-  const std::vector<TimedCase> cases = run_timed_sweep(comm, MPI_COMM_WORLD, backend->space(), cfg);
+  run_timed_sweep(comm, MPI_COMM_WORLD, backend->space(), cfg);
   if (traced)
     write_gathered_trace(MPI_COMM_WORLD, harness::trace_format_for(*args.trace),
                          traced->take_events(), trace_file, timeout_s);
-  if (rank != 0) return 0;
-  std::vector<harness::Row> rows;
-  for (const TimedCase& c : cases) {
-    harness::Row row = harness::make_row(c.bytes, cfg.cases.type, cfg.cases.op, c.algo,
-                                         dims.to_string(), c.time_s, size);
-    row.wrong = c.wrong;
-    if (c.mpi_time_s) {
-      row.mpi_time_s = c.mpi_time_s;
-      row.mpi_busbw_gbs = harness::bus_bandwidth_gbs(c.bytes, *c.mpi_time_s, "ring", size);
-    }
-    rows.push_back(std::move(row));
-  }
-  std::vector<std::string> header =
-      header_lines(args, layout, dims, size, backend->transport_name(), no_baseline,
-                   shares_memory_with_all(backend->comm()), backend->comm().eager_limit());
-  if (args.trace)
-    header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
-                     std::to_string(clock.max_uncertainty_s * 1e6) +
-                     " us (half the shortest ping-pong)");
-  harness::write_report(std::cout, args.common.format, rows, {false, args.baseline_mpi}, header);
+  if (rank == 0) report->finish();
   return 0;
 }
 

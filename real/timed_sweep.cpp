@@ -154,6 +154,10 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
                           "the MPI_Allreduce of wrong counts");
         c.wrong = static_cast<std::size_t>(wrong);
       }
+      if (rank == 0 && cfg.on_case) {
+        if (progress) progress->end_line();
+        cfg.on_case(c);
+      }
       results.push_back(std::move(c));
       if (progress) progress->step(name + " " + std::to_string(bytes) + " B");
     }

@@ -29,6 +29,8 @@ inline harness::SweepCases timed_sweep_defaults() {
   return cases;
 }
 
+struct TimedCase;
+
 struct TimedSweepConfig {
   // Algorithms x sizes, type, op, -n, -w, --check, options.
   harness::SweepCases cases = timed_sweep_defaults();
@@ -41,6 +43,9 @@ struct TimedSweepConfig {
   // the algorithm, the buffer's bytes, and the iteration (warm-ups -w..-1, then 0..n-1). The
   // trace uses it to label the events that follow.
   std::function<void(const std::string& algo, std::size_t bytes, int iteration)> on_iteration;
+  // Called on rank 0 after each case, with its row (what run_timed_sweep returns): ddlrun prints
+  // it at once.
+  std::function<void(const TimedCase&)> on_case;
 };
 
 struct TimedCase {

@@ -87,6 +87,9 @@ std::vector<std::string> header_lines(const WorkloadArguments& w,
           ms(plan.compute_s() - forward) +
           " of timed busy-wait; the optimizer step (a host reduce of the gradients" +
           " into the weights) and the allreduces are real, unscaled work",
+      "compute times before --compute-scale: the workload's, for " +
+          (w.workload.reference_gpu ? "a " + harness::reference_field(w.workload)
+                                    : std::string("a GPU its file does not name")),
       "gradient buckets: " + std::to_string(plan.buckets.size()) + " (first " +
           harness::format_size(w.buckets.first_bucket_bytes) + ", then " +
           harness::format_size(w.buckets.bucket_bytes) + "), " + std::string(to_string(w.dtype)) +
@@ -152,7 +155,8 @@ std::string canonical(const WorkloadArguments& w) {
 }
 
 int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& common,
-                      const RunSetup& setup, const Dims& dims, bool baseline_mpi) {
+                      const RunSetup& setup, const Dims& dims, bool baseline_mpi,
+                      const harness::RunInfo& base) {
   DDL_CHECK(!baseline_mpi, "--baseline reached the workload mode");
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -234,9 +238,16 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
     rows.push_back(
         {size, algo->name, dims.to_string(), w.batch, median(iteration_s), median(compute_s)});
   }
-  if (rank == 0)
-    harness::write_workload_report(std::cout, common.format, rows,
-                                   header_lines(w, plan, size, dims, common, setup.pages));
+  if (rank == 0) {
+    harness::RunInfo info = base;
+    info.add("ranks", std::to_string(size));
+    info.add("dims", dims.to_string());
+    info.add("workload", w.file);
+    info.add("sample", w.workload.sample);
+    info.add("reference_gpu", harness::reference_field(w.workload));
+    info.header = header_lines(w, plan, size, dims, common, setup.pages);
+    harness::write_workload_report(std::cout, common.format, rows, info, w.workload.sample);
+  }
   return 0;
 }
 

@@ -30,6 +30,7 @@
 
 #include "algorithms/dims.hpp"
 #include "harness/cli.hpp"
+#include "harness/run_info.hpp"
 #include "harness/workload.hpp"
 #include "harness/workload_cli.hpp"
 #include "real/device_setup.hpp"
@@ -53,10 +54,12 @@ std::optional<WorkloadArguments> read_workload_arguments(
 // What the ranks compare before running (every rank must have parsed the same workload).
 std::string canonical(const WorkloadArguments& w);
 
-// Runs the iterations on MPI_COMM_WORLD and prints the workload report on rank 0. Throws
-// InvalidArgument for what the mode refuses (GPU memory, --baseline, a thread level below
-// MPI_THREAD_MULTIPLE) on every rank alike; ddl errors from the run itself propagate.
+// Runs the iterations on MPI_COMM_WORLD and prints the workload report on rank 0, its metadata
+// beginning with `info` (harness::run_info). Throws InvalidArgument for what the mode refuses (GPU
+// memory, --baseline, a thread level below MPI_THREAD_MULTIPLE) on every rank alike; ddl errors
+// from the run itself propagate.
 int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& common,
-                      const RunSetup& setup, const Dims& dims, bool baseline_mpi);
+                      const RunSetup& setup, const Dims& dims, bool baseline_mpi,
+                      const harness::RunInfo& info);
 
 }  // namespace ddl

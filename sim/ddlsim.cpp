@@ -10,6 +10,7 @@
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
 #include "harness/arguments.hpp"
+#include "harness/auto_choice.hpp"
 #include "harness/cli.hpp"
 #include "harness/data_dir.hpp"
 #include "harness/output_file.hpp"
@@ -108,6 +109,8 @@ std::string gbs(double beta) {
   return beta > 0 ? std::to_string(1e-9 / beta) : "inf";
 }
 
+// What the table shows above its rows; the step extrapolation note, known only once the sweep
+// has run, follows them.
 std::vector<std::string> header_lines(const sim::Platform& platform, const Dims& dims,
                                       const CostParams& cost, const harness::CommonOptions& o,
                                       const std::vector<std::string>& cfg, const Plan* plan,
@@ -129,8 +132,6 @@ std::vector<std::string> header_lines(const sim::Platform& platform, const Dims&
   m += " gamma " + gbs(cost.gamma) + " GB/s of reduce result";
   h.push_back(m);
   if (plan) h.push_back(sim::describe_plan(*plan, plan_basis));
-  if (const std::string note = sim::extrapolation_note(*platform.extrapolation); !note.empty())
-    h.push_back(note);
   return h;
 }
 
@@ -178,10 +179,10 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   if (sim::workload_requested(vm) && common.plan_file)
     throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
   if (sim::workload_requested(vm))
-    return sim::run_workload_mode(vm, common,
-                                  harness::resolve_data_path(vm["platform"].as<std::string>()),
-                                  harness::data_dir() + "/workloads", argv[0]);
-  harness::refuse_workload_flags(vm, {"sweep", "sweep-max-gpus"}, "ddlsim");
+    return sim::run_workload_mode(
+        vm, common, harness::resolve_data_path(vm["platform"].as<std::string>()),
+        harness::data_dir() + "/workloads", argv[0], harness::run_info("ddlsim", argc, argv));
+  harness::refuse_workload_flags(vm, {"sweep", "sweep-max-gpus", "no-compute-scaling"}, "ddlsim");
 
   const sim::PlatformFlags platform_flags = sim::read_platform_flags(vm);
   const sim::PlatformSource source(harness::resolve_data_path(vm["platform"].as<std::string>()));
@@ -219,14 +220,20 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
     if (!shown) shown.emplace("ddlsim", total);
     shown->step(algo + " " + harness::format_size(bytes));
   };
-  std::vector<harness::TraceEvent> trace;
-  const std::vector<sim::CaseResult> results =
-      trace_file ? sim::run_sweep(platform, config, progress, &trace)
-                 : sim::run_sweep_spread(ranks, platform, config, progress);
-  shown.reset();  // its line ends before the table
-
-  std::vector<harness::Row> rows;
-  for (const sim::CaseResult& r : results) {
+  // Rank 0 prints each row as soon as it and those before it are simulated.
+  std::optional<harness::ReportWriter> report;
+  if (ranks.root()) {
+    harness::RunInfo info = harness::run_info("ddlsim", argc, argv);
+    info.add("platform", platform.file);
+    info.add("ranks", std::to_string(platform.ranks()));
+    info.add("dims", dims.to_string());
+    info.header = header_lines(platform, dims, config.options.cost, common, platform_flags.cfg,
+                               config.options.plan.get(), plan_basis);
+    std::vector<std::string> algos;
+    for (const std::string& a : config.algos) algos.push_back(find_algorithm(a).name);
+    report.emplace(std::cout, common.format, harness::Columns{true, false}, info, algos);
+  }
+  const sim::CaseDone print_row = [&](std::size_t, const sim::CaseResult& r) {
     harness::Row row = harness::make_row(r.bytes, common.dtype, common.op, r.algo, dims.to_string(),
                                          r.time_s, platform.ranks());
     try {
@@ -236,17 +243,28 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
       // An algorithm without a model formula leaves the cell empty rather than failing the run.
     }
     row.wrong = r.wrong;
-    rows.push_back(std::move(row));
-  }
+    row.chosen =
+        harness::algorithm_run(r.algo, config.options, platform.ranks(), r.bytes, false, 0);
+    if (shown) shown->end_line();
+    report->add(row);
+  };
+  std::vector<harness::TraceEvent> trace;
+  if (trace_file)
+    sim::run_sweep(platform, config, progress, &trace, print_row);
+  else
+    sim::run_sweep_spread(ranks, platform, config, progress,
+                          ranks.root() ? print_row : sim::CaseDone{});
+  shown.reset();  // its line ends before the notes
   if (trace_file) {
     harness::write_trace_header(trace_file->stream(), trace_file->format());
     harness::write_trace_events(trace_file->stream(), trace_file->format(), trace);
     trace_file->close();
   }
   if (!ranks.root()) return 0;  // rank 0 writes the one table
-  harness::write_report(std::cout, common.format, rows, {true, false},
-                        header_lines(platform, dims, config.options.cost, common,
-                                     platform_flags.cfg, config.options.plan.get(), plan_basis));
+  std::vector<std::string> notes;
+  if (const std::string note = sim::extrapolation_note(*platform.extrapolation); !note.empty())
+    notes.push_back(note);
+  report->finish(notes);
   return 0;
 }
 

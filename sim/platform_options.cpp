@@ -58,10 +58,6 @@ std::string generator_path() {
   return harness::data_dir() + "/platforms/generate.py";
 }
 
-bool is_description(const std::string& platform) {
-  return platform.size() > 5 && platform.compare(platform.size() - 5, 5, ".json") == 0;
-}
-
 struct GeneratorEnd {
   int status = 0;  // exit status; -1 when it did not exit by itself
   bool timed_out = false;
@@ -69,12 +65,14 @@ struct GeneratorEnd {
   std::string err;
 };
 
-// Runs the generator with a deadline and its output bounded (RLIMIT_FSIZE: the kernel stops a
-// write past the limit with SIGXFSZ), so a description of a billion nodes cannot fill the disk.
-GeneratorEnd run_generator(const std::string& generator, const std::string& description,
+// Runs the generator (for `nodes` nodes when > 0, else the description's own count) with a
+// deadline and its output bounded (RLIMIT_FSIZE: the kernel stops a write past the limit with
+// SIGXFSZ), so a description of a billion nodes cannot fill the disk.
+GeneratorEnd run_generator(const std::string& generator, const std::string& description, int nodes,
                            const std::string& output) {
   int err[2];
   if (pipe2(err, O_CLOEXEC) != 0) throw BackendError("description: pipe failed");
+  const std::string n = std::to_string(nodes);  // before the fork: the child only execs
   const pid_t pid = fork();
   if (pid < 0) throw BackendError("description: fork failed");
   if (pid == 0) {
@@ -83,8 +81,12 @@ GeneratorEnd run_generator(const std::string& generator, const std::string& desc
     dup2(err[1], STDERR_FILENO);
     const int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDOUT_FILENO);
-    execl(DDL_PYTHON, DDL_PYTHON, generator.c_str(), "--description", description.c_str(), "-o",
-          output.c_str(), static_cast<char*>(nullptr));
+    if (nodes > 0)
+      execl(DDL_PYTHON, DDL_PYTHON, generator.c_str(), "--description", description.c_str(),
+            "--nodes", n.c_str(), "-o", output.c_str(), static_cast<char*>(nullptr));
+    else
+      execl(DDL_PYTHON, DDL_PYTHON, generator.c_str(), "--description", description.c_str(), "-o",
+            output.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(err[1]);
@@ -119,7 +121,12 @@ GeneratorEnd run_generator(const std::string& generator, const std::string& desc
 
 }  // namespace
 
-PlatformSource::PlatformSource(const std::string& platform) : xml_(platform), shown_(platform) {
+bool is_description(const std::string& platform) {
+  return platform.size() > 5 && platform.compare(platform.size() - 5, 5, ".json") == 0;
+}
+
+PlatformSource::PlatformSource(const std::string& platform, int nodes)
+    : xml_(platform), shown_(platform) {
   if (!is_description(platform)) return;
   std::error_code ec;
   if (!std::filesystem::exists(platform, ec))
@@ -132,7 +139,8 @@ PlatformSource::PlatformSource(const std::string& platform) : xml_(platform), sh
   xml_ = path;
   generated_ = true;
   const std::string generator = generator_path();
-  const GeneratorEnd end = run_generator(generator, platform, xml_);
+  const GeneratorEnd end = run_generator(generator, platform, nodes, xml_);
+  if (nodes > 0) shown_ = platform + " (" + std::to_string(nodes) + " nodes)";
   if (end.status != 0) {
     std::string why = end.err;
     while (!why.empty() && (why.back() == '\n' || why.back() == '\r')) why.pop_back();

@@ -24,10 +24,11 @@ PlatformFlags read_platform_flags(const boost::program_options::variables_map& v
 // The SimGrid file to load for --platform `platform`: the file itself, or for a name ending in
 // .json the XML that `python3 platforms/generate.py --description FILE -o TMP` writes (the
 // interpreter is fixed at build time, DDL_PYTHON; the generator is the one beside the tool's data,
-// harness/data_dir.hpp). The temporary file lives as long as this object.
+// harness/data_dir.hpp), with `--nodes N` when `nodes` > 0 (a description only: ddlsim --workload
+// --sweep generates each size of the machine). The temporary file lives as long as this object.
 class PlatformSource {
  public:
-  explicit PlatformSource(const std::string& platform);
+  explicit PlatformSource(const std::string& platform, int nodes = 0);
   ~PlatformSource();
   PlatformSource(const PlatformSource&) = delete;
   PlatformSource& operator=(const PlatformSource&) = delete;
@@ -39,6 +40,9 @@ class PlatformSource {
   std::string xml_, shown_;
   bool generated_ = false;
 };
+
+// Whether --platform names a machine description (NAME.json) rather than a SimGrid file.
+bool is_description(const std::string& platform);
 
 // The generator's limit: a description of 1024 nodes is written in seconds.
 inline constexpr int kGeneratorTimeoutSeconds = 300;

@@ -23,15 +23,31 @@ struct Shared {
   const Platform* platform;
   const SweepConfig* config;
   const SweepProgress* progress;
+  const CaseDone* done;
   SimWorld world;
   std::vector<Case> cases;
   simgrid::s4u::BarrierPtr barrier;
   std::vector<double> iteration_time;  // [case * iters + iteration], max over ranks
   std::vector<std::size_t> wrong;      // per case, summed over ranks
+  std::vector<int> ranks_done;         // per case: ranks past it
   std::vector<std::vector<harness::TraceEvent>>* trace;  // per rank; null: not tracing
   int finished = 0;
   std::exception_ptr error;
 };
+
+// Case ci's row: the mean of its timed iterations' times, its wrong count in payload mode.
+CaseResult result_of(const Shared& sh, std::size_t ci) {
+  const SweepConfig& config = *sh.config;
+  CaseResult r;
+  r.algo = sh.cases[ci].algo->name;
+  r.bytes = sh.cases[ci].bytes;
+  for (int it = 0; it < config.iters; ++it)
+    r.time_s += sh.iteration_time[ci * static_cast<std::size_t>(config.iters) +
+                                  static_cast<std::size_t>(it)];
+  r.time_s /= config.iters;
+  if (config.check) r.wrong = sh.wrong[ci];
+  return r;
+}
 
 void rank_main(Shared* sh, int rank) {
   // Actors run one at a time in one thread: the shared vectors need no lock. Only
@@ -83,6 +99,7 @@ void rank_main(Shared* sh, int rank) {
       }
       if (rank == 0 && *sh->progress)
         (*sh->progress)(ci + 1, sh->cases.size(), c.algo->name, c.bytes);
+      if (++sh->ranks_done[ci] == p && *sh->done) (*sh->done)(ci, result_of(*sh, ci));
     }
     ++sh->finished;
   } catch (const std::exception&) {
@@ -97,24 +114,25 @@ void rank_main(Shared* sh, int rank) {
 
 std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& config,
                                   const SweepProgress& progress,
-                                  std::vector<harness::TraceEvent>* trace) {
-  return run_cases(platform, config, config.each(), progress, trace);
+                                  std::vector<harness::TraceEvent>* trace, const CaseDone& done) {
+  return run_cases(platform, config, config.each(), progress, trace, done);
 }
 
 std::vector<CaseResult> run_cases(const Platform& platform, const SweepConfig& config,
                                   const std::vector<harness::SweepCase>& cases,
                                   const SweepProgress& progress,
-                                  std::vector<harness::TraceEvent>* trace) {
+                                  std::vector<harness::TraceEvent>* trace, const CaseDone& done) {
   std::vector<std::vector<harness::TraceEvent>> per_rank(
       trace ? static_cast<std::size_t>(platform.ranks()) : 0);
-  Shared sh{&platform, &config, &progress, SimWorld{&platform, config.check}, {},
-            {},        {},      {},        trace ? &per_rank : nullptr,       0,
+  Shared sh{&platform, &config, &progress, &done, SimWorld{&platform, config.check}, {},
+            {},        {},      {},        {},    trace ? &per_rank : nullptr,       0,
             {}};
   const std::size_t elem = dtype_size(config.type);
   for (const harness::SweepCase& c : cases)
     sh.cases.push_back({&find_algorithm(c.algo), c.bytes / elem * elem});
   sh.iteration_time.assign(sh.cases.size() * static_cast<std::size_t>(config.iters), 0.0);
   sh.wrong.assign(sh.cases.size(), 0);
+  sh.ranks_done.assign(sh.cases.size(), 0);
   sh.barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(platform.ranks()));
   for (int r = 0; r < platform.ranks(); ++r)
     simgrid::s4u::Actor::create("rank" + std::to_string(r),
@@ -133,17 +151,7 @@ std::vector<CaseResult> run_cases(const Platform& platform, const SweepConfig& c
       trace->insert(trace->end(), std::make_move_iterator(rank_events.begin()),
                     std::make_move_iterator(rank_events.end()));
   std::vector<CaseResult> results;
-  for (std::size_t ci = 0; ci < sh.cases.size(); ++ci) {
-    CaseResult r;
-    r.algo = sh.cases[ci].algo->name;
-    r.bytes = sh.cases[ci].bytes;
-    for (int it = 0; it < config.iters; ++it)
-      r.time_s += sh.iteration_time[ci * static_cast<std::size_t>(config.iters) +
-                                    static_cast<std::size_t>(it)];
-    r.time_s /= config.iters;
-    if (config.check) r.wrong = sh.wrong[ci];
-    results.push_back(std::move(r));
-  }
+  for (std::size_t ci = 0; ci < sh.cases.size(); ++ci) results.push_back(result_of(sh, ci));
   return results;
 }
 

@@ -33,19 +33,26 @@ struct CaseResult {
 using SweepProgress = std::function<void(std::size_t done, std::size_t total,
                                          const std::string& algo, std::size_t bytes)>;
 
+// Called once per case as soon as every rank is done with it, so a tool can print its row before
+// the sweep ends: the case's index in the list run and its result. Cases finish in list order
+// (each starts with every rank released from one barrier).
+using CaseDone = std::function<void(std::size_t index, const CaseResult& result)>;
+
 // Runs the engine (once per process). Cases are ordered size-major, algorithms inner. The
 // first error of any rank is rethrown here after the others were stopped; ranks that never
 // finish (a deadlocked schedule) give a BackendError. With `trace`, every rank's operations
 // in every iteration (warm-ups too) are appended to it, rank by rank, in simulated time.
 std::vector<CaseResult> run_sweep(const Platform& platform, const SweepConfig& config,
                                   const SweepProgress& progress = {},
-                                  std::vector<harness::TraceEvent>* trace = nullptr);
+                                  std::vector<harness::TraceEvent>* trace = nullptr,
+                                  const CaseDone& done = {});
 
 // The same for some of the sweep's cases only (config.each() is all of them), in the order
 // given: a share of a sweep spread over processes (sweep_mpi.hpp). `progress` counts these.
 std::vector<CaseResult> run_cases(const Platform& platform, const SweepConfig& config,
                                   const std::vector<harness::SweepCase>& cases,
                                   const SweepProgress& progress = {},
-                                  std::vector<harness::TraceEvent>* trace = nullptr);
+                                  std::vector<harness::TraceEvent>* trace = nullptr,
+                                  const CaseDone& done = {});
 
 }  // namespace ddl::sim

@@ -1,9 +1,9 @@
 // A sweep spread over the processes mpirun started (`mpirun -np N ddlsim ...`): its cases
 // (size x algorithm) are independent simulations, so case k in table order runs on rank k mod N
 // (round robin: the expensive large sizes are shared out too), each rank in its own SimGrid
-// engine (one per process), and rank 0 gathers the rows back into table order. The rows are
-// those of one process up to SimGrid's timing precision (sim/README.md: a case's simulation
-// starts at another clock offset, which can move its time by a few ns). Without mpirun
+// engine (one per process), and rank 0 gathers the rows back into table order as they come. The
+// rows are those of one process up to SimGrid's timing precision (sim/README.md: a case's
+// simulation starts at another clock offset, which can move its time by a few ns). Without mpirun
 // there is one rank and no MPI at all: MPI_Init is not called, so ddlsim needs no MPI to run and
 // pays nothing for it (a singleton MPI_Init measured 0.5 s here, a small ddlsim run 0.08 s).
 #pragma once
@@ -47,19 +47,24 @@ class SweepRanks {
 
 // Runs this rank's share of config's cases and gathers the rows on rank 0, which returns all of
 // them in table order (the same rows as run_sweep in one process); the other ranks return none.
-// Every rank takes part in the gather even when its share failed: then rank 0 throws the first
-// failing rank's error ("rank R: ..."), the failing rank its own, the others return normally.
-// `progress` reports rank 0's share. Waiting for the other ranks is bounded by ranks.timeout().
+// Each rank sends a case's row as soon as it has it, and rank 0 calls `done` for every row in
+// table order as soon as it and every row before it are in (one process: as run_sweep), so a
+// tool prints rows while the sweep runs. Every rank takes part in the gather even when its share
+// failed: then rank 0 throws the first failing rank's error ("rank R: ..."), the failing rank
+// its own, the others return normally. `progress` reports rank 0's share. Waiting for the other
+// ranks is bounded by ranks.timeout().
 std::vector<CaseResult> run_sweep_spread(const SweepRanks& ranks, const Platform& platform,
                                          const SweepConfig& config,
-                                         const SweepProgress& progress = {});
+                                         const SweepProgress& progress = {},
+                                         const CaseDone& done = {});
 
 // The same over a list of cases given (config.each() is the whole sweep; a planner prices other
 // lists): case k runs on rank k mod N, and rank 0 returns the rows in the list's order.
 std::vector<CaseResult> run_cases_spread(const SweepRanks& ranks, const Platform& platform,
                                          const SweepConfig& config,
                                          const std::vector<harness::SweepCase>& cases,
-                                         const SweepProgress& progress = {});
+                                         const SweepProgress& progress = {},
+                                         const CaseDone& done = {});
 
 // For work shared out by hand (ddlplan's simulations, job k on rank k mod N): every rank's
 // values on every rank, values[r] being rank r's `mine`. A rank whose share failed passes its

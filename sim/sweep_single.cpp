@@ -23,15 +23,16 @@ void SweepRanks::abort(int exit_code) const {
 }
 
 std::vector<CaseResult> run_sweep_spread(const SweepRanks&, const Platform& platform,
-                                         const SweepConfig& config, const SweepProgress& progress) {
-  return run_sweep(platform, config, progress);
+                                         const SweepConfig& config, const SweepProgress& progress,
+                                         const CaseDone& done) {
+  return run_sweep(platform, config, progress, nullptr, done);
 }
 
 std::vector<CaseResult> run_cases_spread(const SweepRanks&, const Platform& platform,
                                          const SweepConfig& config,
                                          const std::vector<harness::SweepCase>& cases,
-                                         const SweepProgress& progress) {
-  return run_cases(platform, config, cases, progress);
+                                         const SweepProgress& progress, const CaseDone& done) {
+  return run_cases(platform, config, cases, progress, nullptr, done);
 }
 
 std::vector<std::vector<double>> allgather_values(const SweepRanks&,

@@ -71,10 +71,6 @@ void compute_main(Shared* sh, int rank) {
     const WorkloadRunConfig& cfg = *sh->config;
     SimCommunicator comm(sh->world, rank);
     RankSignals& sig = sh->signals[static_cast<std::size_t>(rank)];
-    std::optional<harness::Progress> progress;  // wall time of a long simulation, on rank 0
-    if (rank == 0)
-      progress.emplace("ddlsim",
-                       sh->algos.size() * static_cast<std::size_t>(cfg.warmup + cfg.iters));
     for (std::size_t a = 0; a < sh->algos.size(); ++a) {
       harness::StreamConfig sc = stream_config(*sh, sh->algos[a]);
       sc.buckets_pending = &sig.buckets_pending;
@@ -82,7 +78,6 @@ void compute_main(Shared* sh, int rank) {
         sh->barrier->wait();
         const harness::IterationTimes t =
             harness::compute_iteration(comm, sc, sig.ready, sig.done, it);
-        if (progress) progress->step(sh->algos[a]->name + " iteration " + std::to_string(it + 1));
         if (it < cfg.warmup) continue;
         const std::size_t slot =
             a * static_cast<std::size_t>(cfg.iters) + static_cast<std::size_t>(it - cfg.warmup);
@@ -104,13 +99,26 @@ void comm_main(Shared* sh, int rank) {
     // The gradients the allreduces run on: an address range of no memory, so the simulator can
     // tell which bytes a message lands in (peer-read receives, sim_communicator.hpp).
     const Scratch gradients(comm, cfg.plan.gradient_bytes);
+    // Wall time of a long simulation, on rank 0, a step per bucket: one iteration of a large
+    // model can take a minute to simulate.
+    const std::size_t buckets = cfg.plan.buckets.size();
+    std::optional<harness::Progress> progress;
+    if (rank == 0)
+      progress.emplace(
+          "ddlsim", sh->algos.size() * static_cast<std::size_t>(cfg.warmup + cfg.iters) * buckets);
     for (const Algorithm* algo : sh->algos) {
       harness::StreamConfig sc = stream_config(*sh, algo);
       sc.gradients = gradients.view();
       sc.buckets_pending = &sig.buckets_pending;
       for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
         comm.note_written(sc.gradients);  // the backward pass rewrites every gradient
-        harness::comm_iteration(comm, sc, sig.ready, sig.done, it);
+        harness::BucketObserver step;
+        if (progress)
+          step = [&](const harness::BucketEvent& e) {
+            progress->step(algo->name + " iteration " + std::to_string(it + 1) + " bucket " +
+                           std::to_string(e.bucket + 1) + "/" + std::to_string(buckets));
+          };
+        harness::comm_iteration(comm, sc, sig.ready, sig.done, it, step);
       }
     }
     ++sh->finished;

@@ -19,12 +19,17 @@ def excess(t: float, best: float) -> float:
     return (t / best - 1) * 100
 
 
+def report_rows(path: pathlib.Path) -> pd.DataFrame:
+    """The rows of a ddlsim --format json report (its metadata set aside)."""
+    return pd.DataFrame(json.loads(path.read_text())["rows"])
+
+
 def platform_rows(folder: pathlib.Path, name: str) -> pd.DataFrame:
     d = folder / name
     # ddlsim's json, not its csv: algorithm strings such as ddl:4x2:ring,hd hold commas.
-    space = pd.concat(pd.read_json(f) for f in sorted(d.glob("part.*.json")))
-    plan = pd.read_json(d / "planned.json").set_index("size")
-    auto = pd.read_json(d / "auto.json").set_index("size")
+    space = pd.concat(report_rows(f) for f in sorted(d.glob("part.*.json")))
+    plan = report_rows(d / "planned.json").set_index("size")
+    auto = report_rows(d / "auto.json").set_index("size")
     plan_file = json.loads((d / "plan.json").read_text())
     evidence = {e["bytes"]: e for e in plan_file["evidence"]}
     entries = plan_file["entries"]

@@ -17,7 +17,7 @@ def main() -> int:
            "(model - simulated) / simulated in %; target |error| <= 10 %.", ""]
     worst = []
     for csv in sorted(folder.glob("*.csv")):
-        d = pd.read_csv(csv)
+        d = pd.read_csv(csv, comment="#")
         d["err"] = (d.model_us - d.time_us) / d.time_us * 100
         t = d.pivot(index="size", columns="algo", values="err")[algos]
         out += [f"## {csv.stem} ({d.dims.iloc[0]}, {len(d)} cases)", "",

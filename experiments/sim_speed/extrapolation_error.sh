@@ -39,10 +39,12 @@ sweep() {  # gpus platform algo sizes(-b -e -f args...)
       --format csv "${extra[@]}" > "$WORK/$mode.csv" 2> /dev/null
     cpu+=("$(awk '{ printf "%.2f", $1 + $2 }' "$WORK/time")")
   done
-  paste -d, <(tail -n +2 "$WORK/default.csv") <(tail -n +2 "$WORK/exact.csv") |
+  # The rows only (ddlsim's '#' metadata and notes left out), side by side: exact's time_us is
+  # column 7 of the second half, 14 columns on.
+  paste -d, <(grep '^[0-9]' "$WORK/default.csv") <(grep '^[0-9]' "$WORK/exact.csv") |
     awk -F, -v g="$gpus" -v a="$algo" -v c1="${cpu[0]}" -v c2="${cpu[1]}" '
-      { e = ($7 - $18) / $18 * 100
-        printf "%s,%s,%s,%.6f,%.6f,%+.4f,%s,%s\n", g, a, $1, $7, $18, e, NR == 1 ? c1 : "", NR == 1 ? c2 : "" }' >> "$ROWS"
+      { e = ($7 - $21) / $21 * 100
+        printf "%s,%s,%s,%.6f,%.6f,%+.4f,%s,%s\n", g, a, $1, $7, $21, e, NR == 1 ? c1 : "", NR == 1 ? c2 : "" }' >> "$ROWS"
 }
 
 for spec in "256 platforms/s822lc_64.xml 2x128" "1024 platforms/s822lc_256.xml 2x512"; do

@@ -59,7 +59,7 @@ run() {  # case(gpus algo) lever platform extra-args...
       awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
     cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$WORK/time.txt")
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): //p' "$WORK/time.txt")
-    sim=$(awk -F, -v a="$algo" '$5 == a { print $7 }' "$WORK/out.csv")
+    sim=$(awk -F, -v a="$algo" '!/^#/ && $5 == a { print $7 }' "$WORK/out.csv")
     printf '%s %s\t%s\t%s\t%s\t%s\t%s\n' "$gpus" "$algo" "$lever" "$wall" "$cpu" "$((rss / 1024))" "$sim" >> "$ROWS"
     echo "  $gpus GPUs $algo, $lever: $cpu s CPU, $((rss / 1024)) MB, $sim us" >&2
   done

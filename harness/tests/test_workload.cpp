@@ -138,22 +138,103 @@ TEST_CASE("workload plans reject a zero batch or bucket", "[workload]") {
 TEST_CASE("workload rows: derived columns and a csv round trip", "[workload]") {
   const WorkloadRow row{8, "ddl", "4x2", 32, 0.250, 0.200};
   CHECK(row.exposed_comm_s() == Approx(0.050));
-  CHECK(row.images_per_s() == Approx(8 * 32 / 0.250));
+  CHECK(row.samples_per_s() == Approx(8 * 32 / 0.250));
   CHECK(row.efficiency() == Approx(0.8));
+  RunInfo info;
+  info.add("tool", "ddlsim");
+  info.add("compute_scale", "0.5");
+  info.header = {"a line of prose"};
   std::ostringstream out;
-  write_workload_report(out, Format::csv, {row}, {});
-  CHECK(out.str().rfind(
-            "gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency\n", 0) == 0);
-  const std::vector<WorkloadRow> back = parse_workload_csv(out.str(), 32);
-  REQUIRE(back.size() == 1);
-  CHECK(back[0].gpus == 8);
-  CHECK(back[0].dims == "4x2");
-  CHECK(back[0].iteration_s == Approx(0.250));
-  CHECK(back[0].compute_s == Approx(0.200));
+  write_workload_report(out, Format::csv, {row}, info, "images", {"after the rows"});
+  CHECK(out.str().find(
+            "# a line of prose\n"
+            "gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency\n8,ddl,") !=
+        std::string::npos);
+  const WorkloadCsv back = parse_workload_csv(out.str(), 32);
+  REQUIRE(back.rows.size() == 1);
+  CHECK(back.sample == "images");
+  REQUIRE(back.fields.size() == 2);
+  CHECK(back.fields[1].first == "compute_scale");
+  CHECK(back.fields[1].second == "0.5");
+  CHECK(back.rows[0].gpus == 8);
+  CHECK(back.rows[0].dims == "4x2");
+  CHECK(back.rows[0].iteration_s == Approx(0.250));
+  CHECK(back.rows[0].compute_s == Approx(0.200));
   CHECK_THROWS_AS(parse_workload_csv("size,time\n", 32), InvalidArgument);
   std::ostringstream json;
-  write_workload_report(json, Format::json, {row}, {});
+  write_workload_report(json, Format::json, {row}, info, "images");
   CHECK(json.str().find("\"efficiency\":0.8") != std::string::npos);
+  CHECK(json.str().rfind("{\"metadata\": {\"tool\":\"ddlsim\"", 0) == 0);
+}
+
+TEST_CASE(
+    "workload throughput is labelled by the workload's sample: sequences for a "
+    "transformer",
+    "[workload]") {
+  const Workload gpt2 = load_workload(workload_path("gpt2_small", DDL_WORKLOADS));
+  CHECK(gpt2.sample == "sequences");
+  CHECK(load_workload(workload_path("resnet50", DDL_WORKLOADS)).sample == "images");
+  const WorkloadRow row{2, "ring", "2", 8, 0.5, 0.4};
+  std::ostringstream csv, table, json;
+  write_workload_report(csv, Format::csv, {row}, RunInfo{}, gpt2.sample);
+  CHECK(csv.str().rfind(
+            "gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,sequences_per_s,efficiency\n", 0) ==
+        0);
+  CHECK(parse_workload_csv(csv.str(), 8).sample == "sequences");
+  write_workload_report(table, Format::table, {row}, RunInfo{}, gpt2.sample);
+  CHECK(table.str().find("(sequences/s)") != std::string::npos);
+  CHECK(table.str().find("images") == std::string::npos);
+  write_workload_report(json, Format::json, {row}, RunInfo{}, gpt2.sample);
+  CHECK(json.str().find("\"sequences_per_s\":32.0") != std::string::npos);
+}
+
+TEST_CASE("workload files say which GPU their times are for", "[workload]") {
+  const std::string layers = "layer,kind,params,forward_macs\na,conv,10,100\n";
+  const std::string timed =
+      "layer,kind,params,forward_macs,forward_ms,backward_ms\na,conv,10,100,10,20\n";
+  // Stated: all three keys.
+  const Workload h100 = parse(kParams +
+                              "# reference_gpu = H100 SXM5\n# reference_gpu_fp32_tflops = 67\n"
+                              "# reference_gpu_memory_gbs = 3350\n" +
+                              layers);
+  REQUIRE(h100.reference_gpu);
+  CHECK(h100.reference_gpu->stated);
+  CHECK(h100.reference_gpu->fp32_flops == 67e12);
+  CHECK(h100.reference_gpu->memory_bandwidth == 3350e9);
+  CHECK(reference_field(h100) == "H100 SXM5 (67 TFLOP/s fp32, 3350 GB/s)");
+  // Unstated, assumed times (the multiply-add split): the P100 the shipped files assume.
+  const Workload assumed = parse(kParams + layers);
+  REQUIRE(assumed.reference_gpu);
+  CHECK_FALSE(assumed.reference_gpu->stated);
+  CHECK(assumed.reference_gpu->fp32_flops == 10.6e12);
+  CHECK(assumed.reference_gpu->memory_bandwidth == 732e9);
+  CHECK(reference_field(assumed) ==
+        "P100 (10.6 TFLOP/s fp32, 732 GB/s) (default: the file names none)");
+  // Unstated, measured times: no GPU is named, none is guessed.
+  const Workload measured = parse(kParams + timed);
+  CHECK_FALSE(measured.reference_gpu);
+  CHECK(reference_field(measured).empty());
+  CHECK(load_workload(workload_path("bert_base", DDL_WORKLOADS)).reference_gpu->stated);
+}
+
+TEST_CASE("bad sample and reference GPU keys name the key", "[workload]") {
+  const std::string layers = "layer,kind,params,forward_macs\na,conv,10,100\n";
+  CHECK_THROWS_WITH(parse(kParams + "# sample = Images\n" + layers),
+                    Catch::Contains("tiny.csv:5") && Catch::Contains("sample 'Images'"));
+  CHECK_THROWS_WITH(parse(kParams + "# sample = images_s\n" + layers),
+                    Catch::Contains("not one lowercase word"));
+  CHECK_THROWS_WITH(parse(kParams + "# reference_gpu = V100\n" + layers),
+                    Catch::Contains("missing parameter '# reference_gpu_fp32_tflops = ...'"));
+  CHECK_THROWS_WITH(parse(kParams +
+                          "# reference_gpu = V100\n# reference_gpu_fp32_tflops = 15.7e12\n"
+                          "# reference_gpu_memory_gbs = 900\n" +
+                          layers),
+                    Catch::Contains("tiny.csv:6") && Catch::Contains("reference_gpu_fp32_tflops"));
+  CHECK_THROWS_WITH(parse(kParams +
+                          "# reference_gpu = V100\n# reference_gpu_fp32_tflops = 15.7\n"
+                          "# reference_gpu_memory_gbs = -900\n" +
+                          layers),
+                    Catch::Contains("reference_gpu_memory_gbs '-900'"));
 }
 
 TEST_CASE("workload files with measured per-layer times: the plan uses them, scaled by the batch",

@@ -12,11 +12,15 @@ ddlrun=$2
 grep -q '"algorithm": "[^"]*segment=' "$plan" || { echo "$plan names no segmented algorithm"; exit 1; }
 out=$("${mpirun[@]}" -np 4 "$ddlrun" --algo auto --plan "$plan" -b 8 -e 16M -f 8 -c 1 -n 1 -w 0 \
   --format csv)
-/usr/bin/python3 - "$out" <<'PY'
-import csv, io, sys
-rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
+/usr/bin/python3 - "$out" "$plan" <<'PY'
+import csv, json, sys
+rows = list(csv.DictReader(l for l in sys.argv[1].splitlines() if not l.startswith("#")))
+entries = json.load(open(sys.argv[2]))["entries"]
 assert len(rows) == 8, rows
 for r in rows:
     assert r["algo"] == "auto" and r["wrong"] == "0", r
-print("8 sizes exact under the plan")
+    size = int(r["size"])
+    named = [e["algorithm"] for e in entries if e["min_bytes"] <= size <= e["max_bytes"]]
+    assert [r["chosen"]] == named, (size, r["chosen"], named)
+print("8 sizes exact under the plan, each running the plan's algorithm")
 PY

@@ -25,15 +25,17 @@ grep -q "ddlplan: wrote" "$dir/progress.txt" || { cat "$dir/progress.txt"; exit 
 /usr/bin/python3 - "$dir" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
+def report(path):  # ddlsim's csv rows, its '#' metadata skipped
+    return csv.DictReader(l for l in open(path) if not l.startswith("#"))
 plan = json.load(open(f"{d}/plan.json"))
 ev = {e["bytes"]: e for e in plan["evidence"]}
-rows = list(csv.DictReader(open(f"{d}/auto.csv")))
+rows = list(report(f"{d}/auto.csv"))
 assert len(rows) == len(ev) == 7, (len(rows), len(ev))
 for r in rows:
     e = ev[int(r["size"])]
     got, want = float(r["time_us"]), e["simulated_us"]
     assert abs(got - want) <= 1e-6 * want, (r["size"], got, want, e["algorithm"])
-for r in csv.DictReader(open(f"{d}/check.csv")):
+for r in report(f"{d}/check.csv"):
     assert r["wrong"] == "0", r
 print("plan of", len(plan["entries"]), "entries replayed exactly")
 PY
@@ -52,7 +54,7 @@ seg, noseg = (json.load(open(f"{d}/{n}.json"))["evidence"][0] for n in ("seg", "
 assert seg["algorithm"] == "ddl:segment=1048576", seg
 assert noseg["algorithm"] == "ddl", noseg
 assert seg["simulated_us"] < noseg["simulated_us"] * 0.99, (seg, noseg)
-row = next(csv.DictReader(open(f"{d}/seg.csv")))
+row = next(csv.DictReader(l for l in open(f"{d}/seg.csv") if not l.startswith("#")))
 assert abs(float(row["time_us"]) - seg["simulated_us"]) <= 1e-6 * seg["simulated_us"], row
 print("64 MB: the segmented", seg["algorithm"], "chosen,", seg["simulated_us"], "us against",
       noseg["simulated_us"])

@@ -9,7 +9,6 @@ calibrated node replicated once simulates exactly as the file ddlcalibrate wrote
 """
 import atexit
 import csv
-import io
 import json
 import os
 import shutil
@@ -43,7 +42,8 @@ def simulate(platform, *args):
     r = subprocess.run([DDLSIM, "--platform", platform, "--format", "csv", *args], capture_output=True, text=True)
     if r.returncode:
         raise AssertionError(f"ddlsim on {platform}: {r.stderr}")
-    return {(row["algo"], int(row["size"])): float(row["time_us"]) * us for row in csv.DictReader(io.StringIO(r.stdout))}
+    rows = csv.DictReader(l for l in r.stdout.splitlines() if not l.startswith("#"))  # metadata
+    return {(row["algo"], int(row["size"])): float(row["time_us"]) * us for row in rows}
 
 
 def route(platform, src, dst):
@@ -214,7 +214,7 @@ class DdlsimTakesDescriptionsAndGeneratedClusters(unittest.TestCase):
         self.assertEqual(direct, simulate(generate("dgx_h100_described", "--description", description), *args))
         r = subprocess.run([DDLSIM, "--platform", description, "-b", "1M", "-e", "1M"], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn(f"platform {description}, 32 GPUs, dims 8x4", r.stdout.splitlines()[0])
+        self.assertIn(f"\n# ddlsim: platform {description}, 32 GPUs, dims 8x4,", r.stdout)
 
     def test_a_bad_description_stops_ddlsim_with_the_generators_message(self):
         bad = os.path.join(TMP, "bad.json")
@@ -237,7 +237,7 @@ class DdlsimTakesDescriptionsAndGeneratedClusters(unittest.TestCase):
                 r = subprocess.run([DDLSIM, "--platform", p, "--algo", "ddl,rhd", "-b", "1M", "-e", "1M", "--format", "csv"],
                                    capture_output=True, text=True)
                 self.assertEqual(r.returncode, 0, r.stderr)
-                rows = list(csv.DictReader(io.StringIO(r.stdout)))
+                rows = list(csv.DictReader(l for l in r.stdout.splitlines() if not l.startswith("#")))
                 self.assertEqual([row["algo"] for row in rows], ["ddl", "rhd"])
                 self.assertEqual(rows[0]["dims"], dims)
                 self.assertTrue(all(float(row["time_us"]) > 0 for row in rows))

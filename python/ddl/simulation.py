@@ -4,8 +4,9 @@ Why a ddlsim process per call rather than the simulator linked into the module: 
 one engine per process and no second one after it ran (a SimGrid rule, sim/ runs its tests as
 separate processes for the same reason), and a platform error may end the process from inside
 SimGrid. As a child process every call gets a fresh engine, a failing platform costs the caller
-an exception instead of its interpreter, and the row is exactly what `ddlsim --format json`
-prints (the same columns as the command line). Start-up is a few tens of milliseconds.
+an exception instead of its interpreter, and the row is exactly the one `ddlsim --format json`
+prints under "rows" (the same columns as the command line; the run's "metadata" is left out).
+Start-up is a few tens of milliseconds.
 """
 
 import json
@@ -70,7 +71,7 @@ def simulate(platform, algo, size, dims=None, dtype="float", op="sum", check=Fal
     if done.returncode != 0:
         message = done.stderr.strip() or f"ddlsim exited with status {done.returncode}"
         raise SimulationError(message)
-    rows = json.loads(done.stdout)
+    rows = json.loads(done.stdout)["rows"]
     if len(rows) != 1:
         raise SimulationError(f"ddlsim printed {len(rows)} rows for one size and one algorithm")
     return rows[0]

@@ -21,14 +21,14 @@ class Simulate(unittest.TestCase):
         cli = subprocess.run([_config.DDLSIM, "--platform", PLATFORM, "--algo", "ddl", "-b", "1M",
                               "-e", "1M", "--format", "json"], capture_output=True, text=True,
                              check=True, timeout=120)
-        self.assertEqual(row, json.loads(cli.stdout)[0])
+        self.assertEqual(row, json.loads(cli.stdout)["rows"][0])
         self.assertEqual(
             {k: row[k] for k in ("size", "count", "type", "redop", "algo", "dims", "wrong")},
             {"size": 1048576, "count": 262144, "type": "float", "redop": "sum", "algo": "ddl",
              "dims": "4x2", "wrong": None})
         self.assertEqual(sorted(row), sorted(["size", "count", "type", "redop", "algo", "dims",
                                               "time_us", "algbw_gbs", "busbw_gbs", "model_us",
-                                              "wrong"]))
+                                              "wrong", "mpi_time_us", "mpi_busbw_gbs", "chosen"]))
         self.assertGreater(row["time_us"], 0)
 
     def test_arguments_reach_ddlsim(self):

@@ -1,7 +1,8 @@
 #!/bin/sh
 # check_workload_rows.sh GPUS ALGOS BATCH COMMAND...: runs COMMAND (ddlrun --workload ... --format
-# csv under mpirun) and passes when it exits 0 and prints the workload csv header, then exactly
-# one row per algorithm of the comma-separated ALGOS, in that order, each consistent with itself:
+# csv under mpirun) and passes when it exits 0 and prints the workload csv header ('#' metadata
+# lines around it skipped), then exactly one row per algorithm of the comma-separated ALGOS, in
+# that order, each consistent with itself:
 # gpus = GPUS, iter_ms >= compute_ms > 0, exposed_comm_ms = iter_ms - compute_ms >= 0 (to the
 # printed digits), images_per_s = GPUS * BATCH / iter, efficiency = compute / iter in (0, 1].
 # Timings are not compared with anything: the machine is shared and noisy.
@@ -20,6 +21,7 @@ printf '%s\n' "$output" | awk -F, -v gpus="$gpus" -v algos="$algos" -v batch="$b
   function fail(why) { print "check failed: " why; bad = 1; exit 1 }
   function near(a, b) { d = a - b; if (d < 0) d = -d; return d <= 1e-6 * (b < 0 ? -b : b) + 1e-3 }
   BEGIN { n = split(algos, want, ","); header = "gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,images_per_s,efficiency" }
+  /^#/ { next }
   $0 == header { seen = 1; next }
   seen && NF == 8 {
     ++rows

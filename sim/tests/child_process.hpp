@@ -51,9 +51,12 @@ inline std::vector<std::string> split(const std::string& text, char sep) {
   return parts;
 }
 
-// ddlsim --format csv output as one map per row, keyed by the header's column names.
+// ddlsim --format csv output as one map per row, keyed by the header's column names; the '#'
+// lines around them (the run's metadata and notes) are skipped, as pandas' comment='#' does.
 inline std::vector<std::map<std::string, std::string>> parse_csv(const std::string& text) {
-  const std::vector<std::string> lines = split(text, '\n');
+  std::vector<std::string> lines;
+  for (const std::string& l : split(text, '\n'))
+    if (l.rfind('#', 0) != 0) lines.push_back(l);
   std::vector<std::map<std::string, std::string>> rows;
   if (lines.empty()) return rows;
   const std::vector<std::string> header = split(lines[0], ',');

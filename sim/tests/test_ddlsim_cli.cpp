@@ -1,6 +1,7 @@
 // ddlsim as a user meets it: defaults, formats, and one clear message per bad input.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -23,8 +24,8 @@ TEST_CASE("no arguments: ddl on s822lc_64 from 8 B to 256 MB as a table", "[sim]
   REQUIRE(r.exit_code == 0);
   const auto lines = split(r.out, '\n');
   REQUIRE(lines.size() > 26);
-  CHECK(lines[0].find("s822lc_64.xml") != std::string::npos);
-  CHECK(lines[0].find("256 GPUs") != std::string::npos);
+  CHECK(r.out.find("\n# ddlsim: platform ") != std::string::npos);
+  CHECK(r.out.find("s822lc_64.xml, 256 GPUs") != std::string::npos);
   std::size_t rows = 0;
   for (const std::string& l : lines)
     if (!l.empty() && l[0] != '#') {
@@ -36,18 +37,77 @@ TEST_CASE("no arguments: ddl on s822lc_64 from 8 B to 256 MB as a table", "[sim]
   CHECK(r.out.find(" 268435456 ") != std::string::npos);
 }
 
-TEST_CASE("csv header is exact and --algo all gives every allreduce", "[sim][cli]") {
+TEST_CASE(
+    "csv: the run's metadata, then the header every tool writes, and --algo all gives every "
+    "allreduce",
+    "[sim][cli]") {
   const ChildResult r = run_child(ddlsim() + " --format csv --algo all -b 1K -e 1K --platform " +
                                   fixture("star_8.xml"));
   REQUIRE(r.exit_code == 0);
   const auto lines = split(r.out, '\n');
-  REQUIRE(lines.size() >= 2);
-  CHECK(lines[0] == "size,count,type,redop,algo,dims,time_us,algbw_gbs,busbw_gbs,model_us,wrong");
+  REQUIRE(lines.size() >= 9);
+  CHECK(lines[0] == "# tool = ddlsim");
+  CHECK(lines[1].rfind("# version = ", 0) == 0);
+  CHECK(lines[2] ==
+        "# arguments = --format csv --algo all -b 1K -e 1K --platform " + fixture("star_8.xml"));
+  CHECK(lines[3] == "# platform = " + fixture("star_8.xml"));
+  CHECK(lines[4] == "# ranks = 8");
+  const auto header = std::find_if(lines.begin(), lines.end(),
+                                   [](const std::string& l) { return l.rfind('#', 0) != 0; });
+  REQUIRE(header != lines.end());
+  CHECK(*header ==
+        "size,count,type,redop,algo,dims,time_us,algbw_gbs,busbw_gbs,model_us,wrong,mpi_time_us,"
+        "mpi_busbw_gbs,chosen");
   const auto rows = parse_csv(r.out);
   std::vector<std::string> algos;
   for (const auto& row : rows) algos.push_back(row.at("algo"));
   CHECK(algos == std::vector<std::string>{"ring", "ddl", "rhd", "rd", "dbtree", "hier"});
-  for (const auto& row : rows) CHECK(row.at("wrong").empty());  // not checked without --check
+  for (const auto& row : rows) {
+    CHECK(row.at("wrong").empty());  // not checked without --check
+    CHECK(row.at("mpi_time_us").empty());
+    CHECK(row.at("chosen") == row.at("algo"));
+  }
+}
+
+TEST_CASE("auto rows: each names the algorithm auto ran, in csv and json", "[sim][cli]") {
+  // The plan the table states ("auto picks ...") is what each row's chosen cell says.
+  const std::string run =
+      ddlsim() + " --algo auto -b 1K -e 16M -f 16 --platform " + platform("s822lc_2.xml");
+  const ChildResult csv = run_child(run + " --format csv");
+  REQUIRE(csv.exit_code == 0);
+  const auto rows = parse_csv(csv.out);
+  REQUIRE(rows.size() == 4);
+  for (const auto& row : rows) {
+    CHECK(row.at("algo") == "auto");
+    CHECK_FALSE(row.at("chosen").empty());
+    CHECK(row.at("chosen") != "auto");
+  }
+  const auto at = csv.out.find("# auto picks (contention-aware cost model, platform routes):");
+  REQUIRE(at != std::string::npos);
+  const std::string line = csv.out.substr(at, csv.out.find('\n', at) - at);
+  for (const auto& row : rows)
+    CHECK(line.find(" " + row.at("chosen") + " for ") != std::string::npos);
+  const ChildResult json = run_child(run + " --format json");
+  REQUIRE(json.exit_code == 0);
+  const auto j = nlohmann::json::parse(json.out);
+  REQUIRE(j["rows"].size() == rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    CHECK(j["rows"][i]["chosen"] == rows[i].at("chosen"));
+  CHECK(j["metadata"]["tool"] == "ddlsim");
+  CHECK(j["metadata"]["platform"] == platform("s822lc_2.xml"));
+}
+
+TEST_CASE("rows are printed as they finish: a failing case leaves the rows before it",
+          "[sim][cli]") {
+  // ddl:2x2 cannot run on 8 GPUs; it fails at its first case, after ring's first.
+  const ChildResult r = run_child(ddlsim() + " --format csv --algo ring,ddl:2x2 -b 1K -e 4K " +
+                                  "--platform " + platform("s822lc_2.xml"));
+  CHECK(r.exit_code != 0);
+  CHECK(r.err.find("'2x2' describe 4 ranks") != std::string::npos);
+  const auto rows = parse_csv(r.out);
+  REQUIRE(rows.size() == 1);
+  CHECK(rows[0].at("algo") == "ring");
+  CHECK(rows[0].at("size") == "1024");
 }
 
 TEST_CASE("table puts every algorithm side by side", "[sim][cli]") {
@@ -62,16 +122,20 @@ TEST_CASE("table puts every algorithm side by side", "[sim][cli]") {
     CHECK(r.out.find(a) != std::string::npos);
 }
 
-TEST_CASE("json output is one array of rows", "[sim][cli]") {
+TEST_CASE("json output is one object: the metadata and the rows", "[sim][cli]") {
   const ChildResult r =
       run_child(ddlsim() + " --format json --check --algo ring -b 1K -e 2K --platform " +
                 fixture("star_8.xml"));
   REQUIRE(r.exit_code == 0);
   const auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j.size() == 2);
-  CHECK(j[1]["size"] == 2048);
-  CHECK(j[1]["wrong"] == 0);
-  CHECK(j[1]["time_us"].get<double>() > 0);
+  CHECK(j["metadata"]["ranks"] == "8");
+  CHECK(j["metadata"]["header"][0].get<std::string>().rfind("ddlsim: platform ", 0) == 0);
+  const auto& rows = j["rows"];
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[1]["size"] == 2048);
+  CHECK(rows[1]["wrong"] == 0);
+  CHECK(rows[1]["time_us"].get<double>() > 0);
+  CHECK(rows[1]["mpi_time_us"].is_null());
 }
 
 TEST_CASE("help shows the flags and examples", "[sim][cli]") {
