@@ -8,18 +8,20 @@
 #   experiments/call_agreement.sh             # uses build/bin; BUILD=dir to use another build
 #   RUNS=9 ALGO=ring experiments/call_agreement.sh
 #
-# Writes, in experiments/results/: call_agreement_p<ranks>.run<R>.csv, call_agreement_summary.txt
+# Writes, in OUT (experiments/lib.sh: a new experiments/runs/call_agreement-<time>/, or with
+# UPDATE_RESULTS=1 experiments/results/): call_agreement_p<ranks>.run<R>.csv, call_agreement_summary.txt
 # and call_agreement_commands.txt (the exact commands, the load before and after), all at the
 # end, once every run has succeeded.
 set -eu
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 BUILD=${BUILD:-build}
-OUT=experiments/results
 RUNS=${RUNS:-5}
 ALGO=${ALGO:-auto}
 case $RUNS in '' | *[!0-9]* | 0) echo "call_agreement.sh: RUNS must be a positive whole number, got '$RUNS'" >&2; exit 2 ;; esac
 bench=$BUILD/bin/ddl_call_agreement_bench
 [ -x "$bench" ] || { echo "call_agreement.sh: $bench is missing: build first (make build)" >&2; exit 1; }
+results_dir call_agreement experiments/results
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 trap 'exit 143' INT TERM

@@ -3,8 +3,11 @@
 # whose behaviour must not differ (a change of layout: files moved, parts split, no new
 # behaviour).
 #
-#   experiments/layout_outputs.sh record BUILD DIR    # run every command with BUILD's tools, into DIR
+#   experiments/layout_outputs.sh record BUILD LABEL  # every command with BUILD's tools, into OUT/LABEL
 #   experiments/layout_outputs.sh compare DIR_A DIR_B # exit 0 when both hold the same outputs
+#
+# OUT (experiments/lib.sh): a new experiments/runs/layout_outputs-<time>/, or OUT=DIR, or with
+# UPDATE_RESULTS=1 the committed experiments/results/layout_outputs/.
 #
 # Recorded: ddlsim's table, csv and json (times, model column, step-extrapolation notes), a
 # training iteration and a sweep, a description platform, a trace and its Chrome export, ddlplan's
@@ -16,19 +19,23 @@
 # and python/ (make build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. experiments/lib.sh
 
 usage() {
-  echo "usage: $0 record BUILD DIR | compare DIR_A DIR_B" >&2
+  echo "usage: $0 record BUILD LABEL | compare DIR_A DIR_B" >&2
   exit 2
 }
 
 record() {
-  local build=$1 out=$2
+  local build=$1 label=$2
   local bin=$build/bin
   for tool in ddlsim ddlrun ddlplan ddltrace; do
     [ -x "$bin/$tool" ] || { echo "$0: $bin/$tool is missing: make build first" >&2; exit 1; }
   done
-  [ ! -e "$out" ] || { echo "$0: $out exists: give a new directory" >&2; exit 1; }
+  case $label in '' | */* | .*) echo "$0: LABEL '$label' must be a plain name" >&2; exit 2 ;; esac
+  results_dir layout_outputs experiments/results/layout_outputs
+  local out=$OUT/$label
+  [ ! -e "$out" ] || { echo "$0: $out exists: give a new label" >&2; exit 1; }
   work=$(mktemp -d)  # global: the EXIT trap runs after this function has returned
   trap 'rm -rf "$work"' EXIT
   local mpirun=(mpirun --oversubscribe)

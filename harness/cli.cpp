@@ -5,6 +5,7 @@
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/error.hpp"
 #include "harness/arguments.hpp"
+#include "harness/output_file.hpp"
 #include "harness/sizes.hpp"
 
 namespace po = boost::program_options;
@@ -42,6 +43,9 @@ void add_common_options(po::options_description& desc, const CommonDefaults& d) 
        "auto: run a plan file's algorithm for each size (written by ddlplan) instead of the cost "
        "model's choice; needs auto in --algo")
       ("format", po::value<std::string>()->default_value("table"), "output: table, csv or json")
+      ("output", po::value<std::string>(),
+       "write the report to FILE instead of standard output, all or nothing (under mpirun "
+       "standard output passes through mpirun, which does not report a failed write)")
       ("segment", po::value<std::string>()->default_value(format_size(algo_defaults.segment_bytes)),
        "pipelining segment size (0: whole transfers)")
       ("rings", po::value<int>()->default_value(algo_defaults.rings),
@@ -151,6 +155,10 @@ CommonOptions read_common_options(const po::variables_map& vm) {
     o.plan_file = vm["plan"].as<std::string>();
   }
   o.format = parse_format(vm["format"].as<std::string>());
+  if (vm.count("output")) {
+    o.output = vm["output"].as<std::string>();
+    check_writable(*o.output);
+  }
   o.segment_bytes = parse_size(vm["segment"].as<std::string>());
   require_whole_segments(o.segment_bytes, o.dtype, o.algos);
   o.rings = int_flag(vm, "rings", 1, kMaxRings);

@@ -45,10 +45,12 @@ struct CommonOptions {
   Format format = Format::table;
   std::size_t segment_bytes = 0;
   int rings = 1;
-  std::vector<IntraMethod> methods;  // --methods; empty: ring in every dimension
+  std::vector<IntraMethod> methods;   // --methods; empty: ring in every dimension
+  std::optional<std::string> output;  // --output FILE; absent: standard output
 };
 
-// -b -e -f -d -o -n -w -c, --algo, --dims, --plan, --format, --segment, --rings, --methods.
+// -b -e -f -d -o -n -w -c, --algo, --dims, --plan, --format, --output, --segment, --rings,
+// --methods.
 void add_common_options(boost::program_options::options_description& desc,
                         const CommonDefaults& defaults);
 // Reads and validates what add_common_options declared; throws InvalidArgument naming the flag.

@@ -197,6 +197,11 @@ void check_readable(const std::string& path, const std::string& what, std::uintm
   if (::access(path.c_str(), R_OK) != 0) throw InvalidArgument(prefix + std::strerror(errno));
 }
 
+void check_stdout_written(const std::ostream& out) {
+  if (&out == &std::cout && (!std::cout || std::ferror(stdout)))
+    throw Error(std::string("cannot write standard output: ") + std::strerror(errno));
+}
+
 void finish_stdout() {
   std::cout.flush();
   const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
@@ -277,6 +282,21 @@ AtomicOutput::~AtomicOutput() {
   out_.close();
   ::unlink(temp_.c_str());
   release_temp(signal_slot_);
+}
+
+ResultOutput::ResultOutput(const std::optional<std::string>& path) {
+  if (path) file_.emplace(*path);
+}
+
+std::ostream& ResultOutput::stream() {
+  return file_ ? file_->stream() : std::cout;
+}
+
+void ResultOutput::commit() {
+  if (file_)
+    file_->commit();
+  else
+    finish_stdout();
 }
 
 }  // namespace ddl

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ void check_readable(const std::string& path, const std::string& what, std::uintm
 // write to it failed (a full disk, a closed pipe, /dev/full), so a truncated table never ends in
 // exit status 0. Every tool calls it after its last output.
 void finish_stdout();
+// The same right after a flush of `out` when it is standard output (a report's rows as they
+// come): a long run stops at its first failed write, with the reason errno holds then.
+void check_stdout_written(const std::ostream& out);
 
 // Writes PATH all-or-nothing: the text goes to a temporary file beside PATH, and commit()
 // renames it over PATH only when every byte was written. Without commit() (an exception, a
@@ -69,6 +73,20 @@ class AtomicOutput {
   std::ofstream out_;
   bool committed_ = false;
   int signal_slot_ = -1;  // where a signal handler finds temp_ to remove it
+};
+
+// Where a tool's report goes: standard output, or --output FILE written all or nothing (under
+// mpirun, standard output passes through mpirun, which does not report a write that failed: a
+// file does). Opened at once, so a bad path stops the run before it starts.
+class ResultOutput {
+ public:
+  explicit ResultOutput(const std::optional<std::string>& path);
+  std::ostream& stream();
+  // The file moved into place, or standard output flushed; throws ddl::Error when a write failed.
+  void commit();
+
+ private:
+  std::optional<AtomicOutput> file_;
 };
 
 }  // namespace ddl

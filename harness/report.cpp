@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "algorithms/registry.hpp"
+#include "harness/output_file.hpp"
 #include "harness/report_table.hpp"
 
 namespace ddl::harness {
@@ -105,6 +106,7 @@ ReportWriter::ReportWriter(std::ostream& out, Format format, const Columns& colu
   else
     table_ = std::make_unique<TableLines>(out_, columns, algos);
   out_.flush();
+  check_stdout_written(out_);
 }
 
 ReportWriter::~ReportWriter() = default;
@@ -115,6 +117,7 @@ void ReportWriter::add(const Row& row) {
     case Format::csv: out_ << csv_line(row) << '\n' << std::flush; break;
     case Format::json: json_rows_.push_back(row); break;
   }
+  check_stdout_written(out_);
 }
 
 void ReportWriter::finish(const std::vector<std::string>& notes) {
@@ -128,6 +131,7 @@ void ReportWriter::finish(const std::vector<std::string>& notes) {
     out_ << note_lines(notes);
   }
   out_.flush();
+  check_stdout_written(out_);
 }
 
 void write_report(std::ostream& out, Format format, const std::vector<Row>& rows,

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "algorithms/error.hpp"
+#include "harness/output_file.hpp"
 
 namespace ddl::harness {
 
@@ -49,6 +50,7 @@ WorkloadReportWriter::WorkloadReportWriter(std::ostream& out, Format format, con
   out_ << preamble(info_);
   if (format_ == Format::csv) {
     out_ << workload_csv_header(sample_) << '\n' << std::flush;
+    check_stdout_written(out_);
     return;
   }
   char buf[256];
@@ -58,6 +60,7 @@ WorkloadReportWriter::WorkloadReportWriter(std::ostream& out, Format format, con
   std::snprintf(buf, sizeof buf, "#%6s %8s %12s %12s %12s %16s %*s %10s\n", "", "", "", "(ms)",
                 "(ms)", "(ms)", kThroughputWidth, ("(" + sample_ + "/s)").c_str(), "");
   out_ << buf << std::flush;
+  check_stdout_written(out_);
 }
 
 void WorkloadReportWriter::add(const WorkloadRow& r) {
@@ -70,6 +73,7 @@ void WorkloadReportWriter::add(const WorkloadRow& r) {
          << ms(r.compute_s) << ',' << ms(r.exposed_comm_s()) << ','
          << fmt("%.3f", r.samples_per_s()) << ',' << fmt("%.6f", r.efficiency()) << '\n'
          << std::flush;
+    check_stdout_written(out_);
     return;
   }
   char buf[256];
@@ -77,11 +81,13 @@ void WorkloadReportWriter::add(const WorkloadRow& r) {
                 r.algo.c_str(), r.dims.c_str(), r.iteration_s * 1e3, r.compute_s * 1e3,
                 r.exposed_comm_s() * 1e3, kThroughputWidth, r.samples_per_s(), r.efficiency());
   out_ << buf << std::flush;
+  check_stdout_written(out_);
 }
 
 void WorkloadReportWriter::finish(const std::vector<std::string>& notes) {
   if (format_ != Format::json) {
     out_ << note_lines(notes) << std::flush;
+    check_stdout_written(out_);
     return;
   }
   out_ << "{\"metadata\": " << metadata_json(info_, notes) << ",\n\"rows\": [";
@@ -100,6 +106,7 @@ void WorkloadReportWriter::finish(const std::vector<std::string>& notes) {
     first = false;
   }
   out_ << "\n]}\n" << std::flush;
+  check_stdout_written(out_);
 }
 
 void write_workload_report(std::ostream& out, Format format, const std::vector<WorkloadRow>& rows,

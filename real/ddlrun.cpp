@@ -215,6 +215,18 @@ std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& l
   return h;
 }
 
+// The report's last write (--output's rename): a failure is rank 0's alone, once every rank is
+// done, so it ends the run with status 1 rather than aborting the job.
+int commit_report(ResultOutput& result) {
+  try {
+    result.commit();
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "ddlrun: " << e.what() << "\n";
+    return 1;
+  }
+}
+
 int run(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -244,13 +256,16 @@ int run(int argc, char** argv) {
   // grid is reported once by rank 0 and every rank exits, as for a bad flag.
   NodeLayout layout;
   Dims dims;
-  std::shared_ptr<const Plan> plan;  // --plan: what auto runs per size
+  std::optional<ResultOutput> result;  // rank 0's report: standard output or --output
+  std::shared_ptr<const Plan> plan;    // --plan: what auto runs per size
   try {
     layout = node_layout(MPI_COMM_WORLD, timeout_s);
     dims = args.common.dims ? *args.common.dims : layout.dims;
     dims.require_world(size);
     harness::algorithm_options(args.common, dims);  // throws when --methods does not fit the grid
-    if (args.trace) check_distinct_files({args.common.plan_file.value_or("")}, {*args.trace});
+    check_distinct_files(
+        {args.common.plan_file.value_or(""), args.workload ? args.workload->file : ""},
+        {args.trace.value_or(""), args.common.output.value_or("")});
     if (args.common.plan_file) {
       if (args.workload)
         throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
@@ -263,13 +278,18 @@ int run(int argc, char** argv) {
       plan = std::make_shared<const Plan>(file.plan);
     }
     if (!args.workload) check_host_memory(args, layout);
+    // Rank 0 writes the one report: opened now, so a bad path stops every rank at once.
+    if (rank == 0) result.emplace(args.common.output);
   } catch (const InvalidArgument& e) {
     if (rank == 0) std::cerr << "ddlrun: " << e.what() << "\n";
     return 2;
   }
-  if (args.workload)
-    return run_workload_mode(*args.workload, args.common, args.setup, dims, args.baseline_mpi,
-                             harness::run_info("ddlrun", argc, argv));
+  if (args.workload) {
+    const int rc = run_workload_mode(*args.workload, args.common, args.setup, dims,
+                                     args.baseline_mpi, harness::run_info("ddlrun", argc, argv),
+                                     rank == 0 ? result->stream() : std::cout);
+    return rank == 0 && rc == 0 ? commit_report(*result) : rc;
+  }
   // --trace: rank 0 opens the file before anything runs, so a bad path stops every rank at once.
   std::optional<harness::TraceFile> trace_file;
   if (args.trace)
@@ -313,8 +333,8 @@ int run(int argc, char** argv) {
       info.header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
                             std::to_string(clock.max_uncertainty_s * 1e6) +
                             " us (half the shortest ping-pong)");
-    report.emplace(std::cout, args.common.format, harness::Columns{false, args.baseline_mpi}, info,
-                   cfg.cases.algos);
+    report.emplace(result->stream(), args.common.format, harness::Columns{false, args.baseline_mpi},
+                   info, cfg.cases.algos);
     cfg.on_case = [&](const TimedCase& c) {
       report->add(sweep_row(c, cfg, dims, size, shared_memory, eager_limit));
     };
@@ -325,8 +345,9 @@ int run(int argc, char** argv) {
   if (traced)
     write_gathered_trace(MPI_COMM_WORLD, harness::trace_format_for(*args.trace),
                          traced->take_events(), trace_file, timeout_s);
-  if (rank == 0) report->finish();
-  return 0;
+  if (rank != 0) return 0;
+  report->finish();
+  return commit_report(*result);
 }
 
 }  // namespace

@@ -156,7 +156,7 @@ std::string canonical(const WorkloadArguments& w) {
 
 int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& common,
                       const RunSetup& setup, const Dims& dims, bool baseline_mpi,
-                      const harness::RunInfo& base) {
+                      const harness::RunInfo& base, std::ostream& out) {
   DDL_CHECK(!baseline_mpi, "--baseline reached the workload mode");
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -246,7 +246,7 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
     info.add("sample", w.workload.sample);
     info.add("reference_gpu", harness::reference_field(w.workload));
     info.header = header_lines(w, plan, size, dims, common, setup.pages);
-    harness::write_workload_report(std::cout, common.format, rows, info, w.workload.sample);
+    harness::write_workload_report(out, common.format, rows, info, w.workload.sample);
   }
   return 0;
 }

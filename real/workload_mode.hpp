@@ -25,6 +25,7 @@
 
 #include <boost/program_options.hpp>
 #include <cstddef>
+#include <iosfwd>
 #include <optional>
 #include <string>
 
@@ -57,9 +58,9 @@ std::string canonical(const WorkloadArguments& w);
 // Runs the iterations on MPI_COMM_WORLD and prints the workload report on rank 0, its metadata
 // beginning with `info` (harness::run_info). Throws InvalidArgument for what the mode refuses (GPU
 // memory, --baseline, a thread level below MPI_THREAD_MULTIPLE) on every rank alike; ddl errors
-// from the run itself propagate.
+// from the run itself propagate. Rank 0 writes the report to `out`.
 int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& common,
                       const RunSetup& setup, const Dims& dims, bool baseline_mpi,
-                      const harness::RunInfo& info);
+                      const harness::RunInfo& info, std::ostream& out);
 
 }  // namespace ddl

@@ -166,22 +166,27 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
     throw InvalidArgument(
         "--trace records collective sweeps, not --workload runs (see ddlsim --help)");
   // Opened now: a bad path stops the tool before the simulation runs; never over an input.
+  const auto given = [&](const char* flag) {
+    return vm.count(flag) ? vm[flag].as<std::string>() : std::string();
+  };
+  check_distinct_files({harness::resolve_data_path(given("platform")), given("plan"),
+                        given("hostfile"), given("workload")},
+                       {given("trace"), given("output")});
   std::optional<harness::TraceFile> trace_file;
-  if (vm.count("trace")) {
-    const auto given = [&](const char* flag) {
-      return vm.count(flag) ? vm[flag].as<std::string>() : std::string();
-    };
-    check_distinct_files(
-        {harness::resolve_data_path(given("platform")), given("plan"), given("hostfile")},
-        {given("trace")});
-    trace_file.emplace(given("trace"));
-  }
+  if (vm.count("trace")) trace_file.emplace(given("trace"));
+  // Rank 0 writes the one report.
+  std::optional<ResultOutput> result;
+  if (ranks.root()) result.emplace(common.output);
   if (sim::workload_requested(vm) && common.plan_file)
     throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
-  if (sim::workload_requested(vm))
-    return sim::run_workload_mode(
+  if (sim::workload_requested(vm)) {
+    const int rc = sim::run_workload_mode(
         vm, common, harness::resolve_data_path(vm["platform"].as<std::string>()),
-        harness::data_dir() + "/workloads", argv[0], harness::run_info("ddlsim", argc, argv));
+        harness::data_dir() + "/workloads", argv[0], harness::run_info("ddlsim", argc, argv),
+        result->stream());
+    result->commit();
+    return rc;
+  }
   harness::refuse_workload_flags(vm, {"sweep", "sweep-max-gpus", "no-compute-scaling"}, "ddlsim");
 
   const sim::PlatformFlags platform_flags = sim::read_platform_flags(vm);
@@ -231,7 +236,7 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
                                config.options.plan.get(), plan_basis);
     std::vector<std::string> algos;
     for (const std::string& a : config.algos) algos.push_back(find_algorithm(a).name);
-    report.emplace(std::cout, common.format, harness::Columns{true, false}, info, algos);
+    report.emplace(result->stream(), common.format, harness::Columns{true, false}, info, algos);
   }
   const sim::CaseDone print_row = [&](std::size_t, const sim::CaseResult& r) {
     harness::Row row = harness::make_row(r.bytes, common.dtype, common.op, r.algo, dims.to_string(),
@@ -265,6 +270,7 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   if (const std::string note = sim::extrapolation_note(*platform.extrapolation); !note.empty())
     notes.push_back(note);
   report->finish(notes);
+  result->commit();
   return 0;
 }
 
@@ -275,7 +281,7 @@ int main(int argc, char** argv) {
   try {
     ranks.emplace(argc, argv);
     const int rc = run(argc, argv, *ranks);
-    finish_stdout();  // a table cut short by a full disk must not end in status 0
+    finish_stdout();  // help, or a table cut short by a full disk, must not end in status 0
     return rc;
   } catch (const Timeout& e) {
     // The rank that did not answer would keep MPI_Finalize waiting too: end the job.

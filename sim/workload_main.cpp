@@ -65,14 +65,14 @@ bool workload_requested(const po::variables_map& vm) {
 
 int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions& common,
                       const std::string& platform_file, const std::string& workloads_dir,
-                      const char* program, const harness::RunInfo& base) {
+                      const char* program, const harness::RunInfo& base, std::ostream& out) {
   if (common.check)
     throw InvalidArgument("--check does not go with --workload: workload runs are timing-only");
   const harness::WorkloadChoice a = harness::read_workload_options(vm, workloads_dir);
   const int max_gpus = vm.count("sweep-max-gpus") ? vm["sweep-max-gpus"].as<int>() : 0;
   if (vm.count("sweep-max-gpus") && max_gpus < 1)
     throw InvalidArgument("--sweep-max-gpus must be at least 1, got " + std::to_string(max_gpus));
-  if (vm["sweep"].as<bool>()) return run_workload_sweep(vm, common, platform_file, a, base);
+  if (vm["sweep"].as<bool>()) return run_workload_sweep(vm, common, platform_file, a, base, out);
 
   const PlatformFlags platform_flags = read_platform_flags(vm);
   const PlatformSource source(platform_file);
@@ -89,7 +89,7 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
     // The preamble and the csv header alone: the sweep reads "no rows" as "past the limit".
     info.header = {"platform " + platform.file + " has " + std::to_string(platform.ranks()) +
                    " GPUs, more than --sweep-max-gpus " + std::to_string(max_gpus) + ": not run"};
-    harness::write_workload_report(std::cout, common.format, {}, info, a.workload.sample);
+    harness::write_workload_report(out, common.format, {}, info, a.workload.sample);
     return 0;
   }
   const Dims dims = choose_dims(platform, common.dims);
@@ -119,7 +119,7 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
   std::vector<std::string> notes;
   if (const std::string note = extrapolation_note(*platform.extrapolation); !note.empty())
     notes.push_back(note);
-  harness::write_workload_report(std::cout, common.format, rows, info, a.workload.sample, notes);
+  harness::write_workload_report(out, common.format, rows, info, a.workload.sample, notes);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <iosfwd>
 #include <string>
 
 #include "harness/cli.hpp"
@@ -17,10 +18,10 @@ void add_workload_options(boost::program_options::options_description& desc);
 bool workload_requested(const boost::program_options::variables_map& vm);
 
 // `platform_file` is the resolved --platform; `workloads_dir` holds the shipped workload files;
-// `info` the report's first fields (harness::run_info).
+// `info` the report's first fields (harness::run_info); the report goes to `out`.
 int run_workload_mode(const boost::program_options::variables_map& vm,
                       const harness::CommonOptions& common, const std::string& platform_file,
                       const std::string& workloads_dir, const char* program,
-                      const harness::RunInfo& info);
+                      const harness::RunInfo& info, std::ostream& out);
 
 }  // namespace ddl::sim

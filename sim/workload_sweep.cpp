@@ -181,7 +181,7 @@ std::vector<std::string> child_arguments(const po::variables_map& vm,
 
 int run_workload_sweep(const po::variables_map& vm, const harness::CommonOptions& common,
                        const std::string& platform_file, const harness::WorkloadChoice& a,
-                       harness::RunInfo info) {
+                       harness::RunInfo info, std::ostream& out) {
   if (common.dims)
     throw InvalidArgument(
         "--dims does not go with --sweep: each size runs on its own natural grid");
@@ -228,7 +228,7 @@ int run_workload_sweep(const po::variables_map& vm, const harness::CommonOptions
       info.add("platform", platform_file);
       add_workload_fields(info, a, scaling);
       info.header = workload_header(a, plan, a.effects, scaling, where);
-      report.emplace(std::cout, common.format, info, a.workload.sample);
+      report.emplace(out, common.format, info, a.workload.sample);
     } else if (scaling.factor != first->factor) {
       notes.push_back("compute on " + member.name() + ": scaled x" +
                       std::to_string(scaling.factor) + " (a GPU of another speed)");

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <boost/program_options.hpp>
+#include <iosfwd>
 #include <string>
 
 #include "harness/cli.hpp"
@@ -25,6 +26,6 @@ namespace ddl::sim {
 
 int run_workload_sweep(const boost::program_options::variables_map& vm,
                        const harness::CommonOptions& common, const std::string& platform_file,
-                       const harness::WorkloadChoice& a, harness::RunInfo info);
+                       const harness::WorkloadChoice& a, harness::RunInfo info, std::ostream& out);
 
 }  // namespace ddl::sim

@@ -82,7 +82,7 @@ done
 # Every experiment script goes through results_dir; none names the committed folder as its own.
 for script in $(cd "$experiments" && find . -name '*.sh' ! -name lib.sh ! -path './tests/*' | sort); do
   grep -q '^\. experiments/lib\.sh$' "$experiments/$script" || fail "$script does not source experiments/lib.sh"
-  grep -q '^results_dir [a-z_]* experiments/' "$experiments/$script" || fail "$script does not call results_dir"
+  grep -Eq '^ *results_dir [a-z_]* experiments/' "$experiments/$script" || fail "$script does not call results_dir"
   if grep -Eq '^ *(OUT|out)=[^$]*experiments/(results|scaling)' "$experiments/$script"; then
     fail "$script sets its results folder to the committed one itself"
   fi
