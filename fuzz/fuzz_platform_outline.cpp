@@ -1,6 +1,7 @@
 // The platform outline reader (sim/platform_outline.hpp): expat over the file, then ddl's checks
-// of rates, latencies, speeds, routes and routing names. Whatever the text, it either refuses it
-// with a ddl error or returns an outline whose indices all point into it.
+// of rates, latencies, speeds, routes and routing names, and the host limit (a seed passes it by
+// one host). Whatever the text, it either refuses it with a ddl error or returns an outline whose
+// indices all point into it.
 #include <unistd.h>
 
 #include <fstream>

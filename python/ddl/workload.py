@@ -68,6 +68,8 @@ RESNET50_ITERATION_MS = 180.0
 RESNET50_BATCH = 32
 RESNET50_MACS = 4_100_298_240
 BACKWARD_TO_FORWARD = 2.0
+# The GPU of the assumed times: name, peak fp32 TFLOP/s, memory GB/s (NVIDIA P100 SXM2 datasheet).
+REFERENCE_GPU = ("P100", "10.6", "732")
 FIRST_BUCKET_BYTES, BUCKET_BYTES = 1 << 20, 25 << 20  # DDP's defaults (and ddl's)
 
 
@@ -348,7 +350,7 @@ def ddl_buckets(rows, first=FIRST_BUCKET_BYTES, cap=BUCKET_BYTES, bytes_per_para
 # the file
 
 
-def render(model_name, model, rows, spec, order, reference, measured=None):
+def render(model_name, model, rows, spec, order, reference, measured=None, reference_gpu=None):
     params = sum(r.params for r in rows)
     macs = sum(r.macs for r in rows)
     ms, batch, ratio, source = reference
@@ -385,6 +387,17 @@ def render(model_name, model, rows, spec, order, reference, measured=None):
         f"# reference_batch = {batch}",
         f"# reference_iteration_ms = {ms}",
         f"# backward_to_forward = {ratio}",
+    ]
+    # What one sample is (ddlsim's throughput column) and the GPU assumed times are for (ddlsim
+    # scales them to the platform's); images and, for assumed times, a P100 are the defaults the
+    # reader takes, written out for the models whose sample is not an image.
+    if unit.startswith("sequence"):
+        lines.append("# sample = sequences")
+        if reference_gpu:
+            lines += [f"# reference_gpu = {reference_gpu[0]}",
+                      f"# reference_gpu_fp32_tflops = {reference_gpu[1]}",
+                      f"# reference_gpu_memory_gbs = {reference_gpu[2]}"]
+    lines += [
         f"# total_params = {params}",
         f"# total_forward_macs = {macs}",
         "layer,kind,params,forward_macs" + (",forward_ms,backward_ms" if times else ""),
@@ -484,7 +497,10 @@ def main(argv):
             reference = (f"{a.reference_iteration_ms:g}" if a.reference_iteration_ms else reference[0], batch,
                          f"{a.backward_to_forward:g}" if a.backward_to_forward else reference[2],
                          "given on the command line" if a.reference_iteration_ms else reference[3])
-    text = render(name, model, rows, a.model, a.order, reference, measured)
+    # Assumed times are a P100's; measured ones and ones given on the command line are not.
+    assumed = measured is None and not a.reference_iteration_ms
+    text = render(name, model, rows, a.model, a.order, reference, measured,
+                  REFERENCE_GPU if assumed else None)
     try:
         output_file.write_text(a.output, text)
     except output_file.OutputError as e:
