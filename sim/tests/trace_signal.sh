@@ -3,6 +3,10 @@
 # neither its trace nor the hidden temporary file the trace is written to until it is complete
 # (harness/output_file.hpp).
 set -u
+# Job control: a background job of a non-interactive shell would start with SIGINT ignored, and
+# an ignored signal cannot interrupt it (the run would finish, status 0). Ctrl-C reaches a
+# foreground run with its default action; so does this one.
+set -m
 ddlsim=$1 platform=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
