@@ -6,9 +6,9 @@
 #include <string>
 
 #include "algorithms/error.hpp"
-#include "real/bounded_mpi.hpp"
-#include "real/bounded_wait.hpp"
-#include "real/mpi_error.hpp"
+#include "real/mpi/bounded_mpi.hpp"
+#include "real/mpi/bounded_wait.hpp"
+#include "real/mpi/mpi_error.hpp"
 
 namespace ddl::calibrate {
 namespace {

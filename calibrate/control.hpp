@@ -13,7 +13,7 @@
 
 #include <vector>
 
-#include "real/mpi_communicator.hpp"
+#include "real/mpi/mpi_communicator.hpp"
 
 namespace ddl::calibrate {
 

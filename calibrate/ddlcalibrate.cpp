@@ -25,9 +25,9 @@
 #include "harness/arguments.hpp"
 #include "harness/output_file.hpp"
 #include "harness/sizes.hpp"
-#include "real/bounded_mpi.hpp"
-#include "real/mpi_error.hpp"
-#include "real/startup_bound.hpp"
+#include "real/mpi/bounded_mpi.hpp"
+#include "real/mpi/mpi_error.hpp"
+#include "real/mpi/startup_bound.hpp"
 
 namespace po = boost::program_options;
 using namespace ddl;

@@ -15,7 +15,7 @@
 #include "algorithms/types.hpp"
 #include "calibrate/patterns.hpp"
 #include "calibrate/topology.hpp"
-#include "real/mpi_communicator.hpp"
+#include "real/mpi/mpi_communicator.hpp"
 
 namespace ddl::calibrate {
 

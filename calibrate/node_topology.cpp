@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "calibrate/control.hpp"
-#include "real/mpi_error.hpp"
+#include "real/mpi/mpi_error.hpp"
 
 namespace ddl::calibrate {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "calibrate/topology.hpp"
-#include "real/mpi_communicator.hpp"
+#include "real/mpi/mpi_communicator.hpp"
 
 namespace ddl::calibrate {
 

@@ -1,5 +1,5 @@
 // The C API's checks of an allreduce's arguments, made on each rank before the ranks agree on
-// the call (real/call_agreement.hpp): what to run, or the code and the words of what is wrong.
+// the call (real/mpi/call_agreement.hpp): what to run, or the code and the words of what is wrong.
 #pragma once
 
 #include <cstddef>

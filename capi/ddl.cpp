@@ -16,10 +16,10 @@
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
 #include "capi/allreduce_arguments.hpp"
-#include "real/call_agreement.hpp"
-#include "real/call_signature.hpp"
-#include "real/mpi_communicator.hpp"
-#include "real/node_grid.hpp"
+#include "real/mpi/call_agreement.hpp"
+#include "real/mpi/call_signature.hpp"
+#include "real/mpi/mpi_communicator.hpp"
+#include "real/mpi/node_grid.hpp"
 
 struct ddl_comm {
   explicit ddl_comm(MPI_Comm comm)

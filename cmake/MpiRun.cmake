@@ -12,7 +12,7 @@ set(DDL_MPIRUN ${MPIEXEC_EXECUTABLE} --oversubscribe --allow-run-as-root --mca b
 set(DDL_MPIRUN_ENV ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
     OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0)
 # TSAN_OPTIONS: Open MPI is not built with ThreadSanitizer, so what it does (its own atomics, the
-# memcpy of a message into a buffer another thread waits for) looks racy; real/tests/tsan.supp
+# memcpy of a message into a buffer another thread waits for) looks racy; real/mpi/tests/tsan.supp
 # names only Open MPI's own libraries. A race in ddl's code is reported and fails the test.
 if(DDL_SANITIZE MATCHES "thread")
   list(APPEND DDL_MPIRUN_ENV TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/real/tests/tsan.supp)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# What the per-call agreement of the C API and the Python module costs (real/call_agreement.hpp):
+# What the per-call agreement of the C API and the Python module costs (real/mpi/call_agreement.hpp):
 # ddl_call_agreement_bench times, in one process, batches of allreduces alone and with the
 # call's signature + agreement, alternately; RUNS launches (default 5) each of 2 and 4 ranks,
 # sizes 8 B..2 MB. The summary gives, per ranks and size, the median over launches of each

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Why 2-rank `direct` stays below 0.7 of memcpy at 256 MB: ddl_cma_floor times, piece by piece,
-# what direct does to its half of a 256 MB buffer (real/tools/cma_floor.cpp says each variant),
+# what direct does to its half of a 256 MB buffer (tools/benches/cma_floor.cpp says each variant),
 # with the memcpy yardstick in the same run; RUNS runs (default 3) of each page kind, and the
 # summary gives each time's median over them and its range, the time that 0.7 of the run's
 # memcpy allows, and the floor of a cross-memory-attach allreduce: the kernel's two copies plus

@@ -1,4 +1,4 @@
-// Call signatures (real/call_signature.hpp), the text the ranks compare before a collective's
+// Call signatures (real/mpi/call_signature.hpp), the text the ranks compare before a collective's
 // data moves. Two texts, split at the first newline: each that parses formats back to itself,
 // and the difference of the two is empty exactly when they are equal, names the first rank
 // first, and is symmetric in whether it is empty. A signature built from the input's bytes
@@ -8,7 +8,7 @@
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
 #include "fuzz/fuzz_common.hpp"
-#include "real/call_signature.hpp"
+#include "real/mpi/call_signature.hpp"
 
 using namespace ddl;
 

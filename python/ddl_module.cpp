@@ -23,8 +23,8 @@
 #include "algorithms/types.hpp"
 #include "python/held_buffer.hpp"
 #include "python/mpi_session.hpp"
-#include "real/call_agreement.hpp"
-#include "real/call_signature.hpp"
+#include "real/mpi/call_agreement.hpp"
+#include "real/mpi/call_signature.hpp"
 
 namespace py = pybind11;
 
@@ -142,7 +142,7 @@ double agreement_timeout(double timeout_s) {
   }
 }
 
-// The collective part: every rank, refused or not, agrees on the call (real/call_agreement.hpp)
+// The collective part: every rank, refused or not, agrees on the call (real/mpi/call_agreement.hpp)
 // before any data moves, so a rank whose call differs or was refused makes every rank raise
 // instead of corrupting memory or reducing with another op. A refused call waits on the
 // agreement with the default bound when its own timeout was what was refused.

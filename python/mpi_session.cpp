@@ -4,9 +4,9 @@
 #include <optional>
 
 #include "algorithms/error.hpp"
-#include "real/bounded_mpi.hpp"
-#include "real/mpi_error.hpp"
-#include "real/node_grid.hpp"
+#include "real/mpi/bounded_mpi.hpp"
+#include "real/mpi/mpi_error.hpp"
+#include "real/mpi/node_grid.hpp"
 
 namespace ddl::python {
 namespace {

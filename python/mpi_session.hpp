@@ -7,7 +7,7 @@
 #include <string>
 
 #include "algorithms/dims.hpp"
-#include "real/mpi_communicator.hpp"
+#include "real/mpi/mpi_communicator.hpp"
 
 namespace ddl::python {
 

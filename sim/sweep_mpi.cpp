@@ -15,7 +15,7 @@
 #include <thread>
 
 #include "algorithms/error.hpp"
-#include "real/startup_bound.hpp"
+#include "real/mpi/startup_bound.hpp"
 #include "sim/launched_by_mpirun.hpp"
 #include "sim/sweep_mpi_wait.hpp"
 

@@ -48,7 +48,7 @@ void unpack(const std::vector<char>& message, CaseResult& r) {
   if (message[1 + sizeof(double)] != 0) r.wrong = static_cast<std::size_t>(wrong);
 }
 
-// Test hook, as ddlrun's DDLRUN_FAULT (real/bounded_mpi.hpp): with DDLSIM_FAULT=stop:R in the
+// Test hook, as ddlrun's DDLRUN_FAULT (real/mpi/bounded_mpi.hpp): with DDLSIM_FAULT=stop:R in the
 // environment, rank R stops itself (SIGSTOP) before its share, so a test can check that the
 // others end within --timeout and name it. Without the variable it does nothing.
 void fault_point(int rank) {

@@ -10,8 +10,8 @@
 
 #include "algorithms/error.hpp"
 #include "algorithms/registry.hpp"
-#include "real/mpi_communicator.hpp"
-#include "real/node_grid.hpp"
+#include "real/mpi/mpi_communicator.hpp"
+#include "real/mpi/node_grid.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

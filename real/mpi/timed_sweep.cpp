@@ -1,0 +1,168 @@
+#include "real/mpi/timed_sweep.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <optional>
+
+#include "algorithms/check_pattern.hpp"
+#include "algorithms/error.hpp"
+#include "harness/progress.hpp"
+#include "real/mpi/bounded_mpi.hpp"
+#include "real/mpi/mpi_communicator.hpp"
+#include "real/mpi/mpi_error.hpp"
+
+namespace ddl {
+
+MutView HostSpace::allocate(std::size_t bytes) {
+  buffers_.emplace_back(bytes, pages_);  // zeroed: every page touched now, outside timed regions
+  return {buffers_.back().data(), bytes};
+}
+
+void HostSpace::upload(MutView dst, const void* host) {
+  if (dst.bytes > 0) std::memcpy(dst.data, host, dst.bytes);
+}
+
+void HostSpace::download(void* host, ConstView src) {
+  if (src.bytes > 0) std::memcpy(host, src.data, src.bytes);
+}
+
+namespace {
+
+MPI_Datatype mpi_type(DType t) {
+  switch (t) {
+    case DType::float32: return MPI_FLOAT;
+    case DType::float64: return MPI_DOUBLE;
+    case DType::int32: return MPI_INT32_T;
+    case DType::int64: return MPI_INT64_T;
+    default: return MPI_DATATYPE_NULL;
+  }
+}
+
+MPI_Op mpi_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::prod: return MPI_PROD;
+    case ReduceOp::min: return MPI_MIN;
+    case ReduceOp::max: return MPI_MAX;
+    default: return MPI_SUM;  // avg: MPI has none; the sum is the part that costs
+  }
+}
+
+constexpr const char* kBarrier = "the barrier around an iteration";
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Runs body() -w + -n times, each after a barrier, and returns the median of the per-iteration
+// maxima over ranks. before() runs ahead of each barrier (pattern refills stay untimed).
+template <typename Before, typename Body>
+double time_iterations(Communicator& comm, MPI_Comm world, const TimedSweepConfig& cfg,
+                       Before&& before, Body&& body) {
+  std::vector<double> elapsed(static_cast<std::size_t>(cfg.cases.iters));
+  for (int it = 0; it < cfg.cases.warmup + cfg.cases.iters; ++it) {
+    before();
+    // On an oversubscribed node, ranks that finish before() early sleep until all have; the
+    // second barrier, polled at full speed, starts them together.
+    if (cfg.oversubscribed) bounded_barrier(world, cfg.timeout_s, true, kBarrier);
+    bounded_barrier(world, cfg.timeout_s, false, kBarrier);
+    const double start = comm.now();
+    body();
+    const double t = comm.now() - start;
+    // Ranks done early sleep until all are: on an oversubscribed node their next before() would
+    // take the cores from ranks still finishing (measured with --check, 4 ranks on 2 cores: a
+    // 1 MB ring's last send completions 1 ms late, 1.8-2.1 ms instead of 0.6-0.7 ms). With a
+    // core per rank, spinning costs nothing and a sleeping core would wake up slower (2 ranks:
+    // 5-15 %).
+    if (cfg.oversubscribed) bounded_barrier(world, cfg.timeout_s, true, kBarrier);
+    if (it >= cfg.cases.warmup) elapsed[static_cast<std::size_t>(it - cfg.cases.warmup)] = t;
+  }
+  bounded_allreduce(elapsed.data(), cfg.cases.iters, MPI_DOUBLE, MPI_MAX, world, cfg.timeout_s,
+                    "the MPI_Allreduce of iteration times");
+  return median(std::move(elapsed));
+}
+
+}  // namespace
+
+std::optional<std::string> baseline_unavailable(DType type, const BufferSpace& space,
+                                                std::size_t max_bytes) {
+  if (mpi_type(type) == MPI_DATATYPE_NULL)
+    return "Open MPI 4.1 has no " + std::string(to_string(type)) + " datatype";
+  if (!space.mpi_accessible())
+    return "MPI cannot access " + std::string(space.name()) + " buffers (not CUDA-aware)";
+  if (max_bytes / dtype_size(type) > static_cast<std::size_t>(INT_MAX))
+    return "the largest size exceeds MPI's int element count";
+  return std::nullopt;
+}
+
+std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, BufferSpace& space,
+                                       const TimedSweepConfig& cfg) {
+  const std::size_t elem = dtype_size(cfg.cases.type);
+  std::size_t max_bytes = 0;
+  for (std::size_t s : cfg.cases.sizes) max_bytes = std::max(max_bytes, s / elem * elem);
+  const MutView buffer = space.allocate(max_bytes);
+  std::vector<std::byte> host(cfg.cases.check ? max_bytes : 0);
+  const bool baseline = cfg.baseline_mpi && !baseline_unavailable(cfg.cases.type, space, max_bytes);
+  const int rank = comm.rank(), p = comm.size();
+
+  std::vector<TimedCase> results;
+  std::optional<harness::Progress> progress;
+  if (rank == 0) progress.emplace("ddlrun", cfg.cases.sizes.size() * cfg.cases.algos.size());
+  for (std::size_t size : cfg.cases.sizes) {
+    const std::size_t bytes = size / elem * elem, count = bytes / elem;
+    const MutView view = buffer.slice(0, bytes);
+    std::optional<double> mpi_time;
+    if (baseline)
+      mpi_time = time_iterations(
+          comm, world, cfg, [] {},
+          [&] {
+            // The measured call stays blocking (an MPI_Iallreduce is another algorithm): a
+            // watchdog bounds it instead, two atomic stores inside the timed region.
+            fault_point("baseline");
+            const WatchdogGuard guard(cfg.timeout_s,
+                                      "MPI_Allreduce (the --baseline mpi measurement)");
+            check_mpi(MPI_Allreduce(MPI_IN_PLACE, view.data, static_cast<int>(count),
+                                    mpi_type(cfg.cases.type), mpi_op(cfg.cases.op), world),
+                      "MPI_Allreduce (baseline)");
+          });
+    for (const std::string& name : cfg.cases.algos) {
+      const Algorithm& algo = find_algorithm(name);
+      int iteration = -cfg.cases.warmup;
+      auto refill = [&] {
+        if (cfg.on_iteration) cfg.on_iteration(name, bytes, iteration++);
+        if (!cfg.cases.check) return;
+        fill_input(host.data(), count, cfg.cases.type, cfg.cases.op, algo.collective, rank, p,
+                   cfg.cases.options.root);
+        space.upload(view, host.data());
+      };
+      TimedCase c;
+      c.algo = name;
+      c.bytes = bytes;
+      c.mpi_time_s = mpi_time;
+      c.time_s = time_iterations(comm, world, cfg, refill, [&] {
+        fault_point("sweep");
+        algo.run(comm, view, cfg.cases.type, cfg.cases.op, cfg.cases.options);
+      });
+      if (cfg.cases.check) {
+        space.download(host.data(), view);
+        unsigned long long wrong = check_output(host.data(), count, cfg.cases.type, cfg.cases.op,
+                                                algo.collective, rank, p, cfg.cases.options.root)
+                                       .wrong;
+        bounded_allreduce(&wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, world, cfg.timeout_s,
+                          "the MPI_Allreduce of wrong counts");
+        c.wrong = static_cast<std::size_t>(wrong);
+      }
+      if (rank == 0 && cfg.on_case) {
+        if (progress) progress->end_line();
+        cfg.on_case(c);
+      }
+      results.push_back(std::move(c));
+      if (progress) progress->step(name + " " + std::to_string(bytes) + " B");
+    }
+  }
+  return results;
+}
+
+}  // namespace ddl

@@ -1,0 +1,380 @@
+// ddlrun: run the registered collectives on real hardware through MPI (host memory) or CUDA
+// (GPU memory) and print the same table, csv or json as ddlsim, optionally beside Open MPI's
+// own MPI_Allreduce measured in the same run on the same buffers.
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "algorithms/cost_model.hpp"
+#include "algorithms/error.hpp"
+#include "algorithms/plan.hpp"
+#include "harness/arguments.hpp"
+#include "harness/auto_choice.hpp"
+#include "harness/cli.hpp"
+#include "harness/data_dir.hpp"
+#include "harness/output_file.hpp"
+#include "harness/report.hpp"
+#include "harness/sizes.hpp"
+#include "harness/trace.hpp"
+#include "harness/tracing_communicator.hpp"
+#include "planner/plan_file.hpp"
+#include "real/mpi/bounded_mpi.hpp"
+#include "tools/ddlrun/device_setup.hpp"
+#include "real/mpi/mpi_communicator.hpp"
+#include "real/mpi/mpi_error.hpp"
+#include "real/mpi/node_grid.hpp"
+#include "real/mpi/rank_agreement.hpp"
+#include "real/mpi/startup_bound.hpp"
+#include "tools/ddlrun/sweep_report.hpp"
+#include "real/mpi/timed_sweep.hpp"
+#include "real/mpi/trace_clock.hpp"
+#include "real/mpi/trace_gather.hpp"
+#include "tools/ddlrun/workload_mode.hpp"
+
+namespace po = boost::program_options;
+using namespace ddl;
+
+namespace {
+
+// How long rank 0 waits for the other ranks to answer after a timeout (unresponsive_ranks), and
+// how long MPI_Finalize may take (the ranks have all finished their work by then).
+constexpr double kAnswerGrace = 2.0;
+constexpr double kFinalizeBound = 60.0;
+
+struct RunArguments {
+  bool help = false;
+  harness::CommonOptions common;
+  RunSetup setup;  // --memory, --transport, --timeout
+  bool baseline_mpi = false;
+  std::optional<WorkloadArguments> workload;  // --workload: training iterations
+  std::optional<std::string> trace;           // --trace FILE
+};
+
+void print_help(std::ostream& out, const po::options_description& desc) {
+  out << "Usage: mpirun -np P ddlrun [options]\n\n"
+         "Runs collectives on this machine's ranks through Open MPI (host memory) or CUDA (GPU\n"
+         "memory) and prints time, algbw and busbw per size, as ddlsim does for a simulated "
+         "machine.\n\n"
+      << desc
+      << "\nTimes are the median over -n iterations after -w warm-ups; each iteration is the "
+         "slowest\n"
+         "rank's time after a barrier. --dims defaults to (ranks per node) x (nodes) from MPI's\n"
+         "node-local split, just P on one node. Every wait is bounded by --timeout: a lost "
+         "message\n"
+         "stops the job with an error naming rank, peer, tag and operation.\n"
+         "--trace FILE records every operation of every iteration (warm-ups too) of the size "
+         "sweep, on\n"
+         "clocks aligned to rank 0's; rank 0 writes the file (not with --workload). ddltrace FILE\n"
+         "--chrome OUT.json exports it for Perfetto.\n\n"
+         "Examples:\n"
+         "  mpirun -np 4 ddlrun --algo all -b 1K -e 64M -f 4 --check --baseline mpi\n"
+         "  mpirun -np 4 ddlrun --algo ring,ddl --dims 2x2 -d half -o max --format csv\n"
+         "  mpirun -np 8 --map-by slot ddlrun --memory cuda --algo ddl -b 1M -e 256M\n"
+         "  mpirun -np 2 ddlrun --workload resnet50 --compute-scale 0.01 --algo ring,ddl --format "
+         "csv\n";
+}
+
+std::string canonical(const RunArguments& a) {
+  std::ostringstream s;
+  const harness::CommonOptions& c = a.common;
+  s << "sizes=" << harness::format_size(c.sizes.front()) << ".."
+    << harness::format_size(c.sizes.back()) << "(" << c.sizes.size()
+    << ") dtype=" << to_string(c.dtype) << " op=" << to_string(c.op) << " n=" << c.iters
+    << " w=" << c.warmup << " check=" << c.check << " algo=";
+  for (const std::string& n : c.algos) s << n << ";";
+  s << " dims=" << (c.dims ? c.dims->to_string() : "default") << " segment=" << c.segment_bytes
+    << " rings=" << c.rings << " memory=" << a.setup.memory << " transport=" << a.setup.transport
+    << " timeout=" << a.setup.timeout_s << " pages=" << to_string(a.setup.pages)
+    << " baseline=" << a.baseline_mpi;
+  s << " methods=";
+  for (IntraMethod m : c.methods) s << (m == IntraMethod::ring ? "ring;" : "hd;");
+  if (a.workload) s << canonical(*a.workload);
+  if (a.trace) s << " trace=" << *a.trace;
+  // What auto runs for each size: ranks reading different plans would run different schedules.
+  if (c.plan_file) s << " plan=" << *c.plan_file;
+  return s.str();
+}
+
+RunArguments parse(int argc, char** argv, po::options_description& desc) {
+  harness::CommonDefaults defaults;
+  defaults.min_bytes = "8";
+  defaults.max_bytes = "64M";
+  defaults.iters = 20;
+  defaults.warmup = 5;
+  defaults.time_statistic = "median";
+  desc.add_options()("help,h", "this help");
+  harness::add_common_options(desc, defaults);
+  // clang-format off
+  desc.add_options()
+      ("memory", po::value<std::string>()->default_value("host"), "buffers in host or cuda (GPU) memory")
+      ("transport", po::value<std::string>()->default_value("mpi"),
+       "mpi (CUDA-aware if Open MPI supports it, else staged through pinned host memory) or nccl")
+      ("pages", po::value<std::string>()->default_value("4k"),
+       "host buffers in 4k (the allocator's) pages or huge (2 MB transparent huge pages, where the "
+       "kernel offers them: one-sided copies between ranks then pin 512x fewer pages)")
+      ("baseline", po::value<std::string>(), "mpi: also time MPI_Allreduce on the same buffers")
+      ("timeout", po::value<std::string>()->default_value("300"),
+       "seconds any single wait may take before the run stops with an error (finite, at most 1e6)");
+  // clang-format on
+  desc.add_options()("trace", po::value<std::string>(), harness::kTraceFlagHelp);
+  add_workload_options(desc);
+  const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlrun");
+  RunArguments a;
+  if (vm.count("help")) {
+    a.help = true;
+    return a;
+  }
+  a.common = harness::read_common_options(vm);
+  a.setup =
+      parse_setup(vm["memory"].as<std::string>(), vm["transport"].as<std::string>(),
+                  harness::parse_seconds(vm["timeout"].as<std::string>(), "timeout", kMaxTimeout),
+                  vm["pages"].as<std::string>());
+  if (vm.count("baseline")) {
+    const std::string b = vm["baseline"].as<std::string>();
+    if (b != "mpi") throw InvalidArgument("unknown --baseline '" + b + "' (known: mpi)");
+    a.baseline_mpi = true;
+  }
+  // The shipped workloads: <prefix>/share/ddl when installed, else the source tree.
+  a.workload =
+      read_workload_arguments(vm, vm.count("workload") ? harness::data_dir() + "/workloads" : "");
+  if (vm.count("trace")) {
+    if (a.workload)
+      throw InvalidArgument(
+          "--trace records collective sweeps, not --workload runs (see ddlrun --help)");
+    a.trace = vm["trace"].as<std::string>();
+    harness::trace_format_for(*a.trace);  // a bad extension fails alike on every rank
+  }
+  return a;
+}
+
+// Checked before any buffer is allocated: `-e 1T` otherwise ends in a bare std::bad_alloc (or the
+// kernel's OOM killer) on every rank. A rank holds its buffer, scratch of about the same size and,
+// with --check, a host copy; the ranks of a node share its memory.
+void check_host_memory(const RunArguments& a, const NodeLayout& layout) {
+  const double max_bytes = static_cast<double>(a.common.sizes.back());
+  const double per_rank = (a.setup.memory == "host" ? 2.0 : 0.0) + (a.common.check ? 1.0 : 0.0);
+  const double need = per_rank * max_bytes * layout.ranks_per_node;
+  const double have =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  if (need > have / 2)
+    throw InvalidArgument(
+        "-e " + harness::format_size(a.common.sizes.back()) + " on " +
+        std::to_string(layout.ranks_per_node) + " rank(s) per node needs about " +
+        std::to_string(static_cast<long long>(need / (1 << 30))) +
+        " GiB of host memory (buffer, scratch" + (a.common.check ? ", --check copy" : "") +
+        " per rank), more than half of this node's " +
+        std::to_string(static_cast<long long>(have / (1 << 30))) + " GiB: lower -e");
+}
+
+int online_cores() {
+  return static_cast<int>(std::max(1L, sysconf(_SC_NPROCESSORS_ONLN)));
+}
+
+std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& layout,
+                                      const Dims& dims, int ranks, const std::string& transport,
+                                      const std::optional<std::string>& no_baseline,
+                                      bool shared_memory, std::size_t eager_limit) {
+  std::vector<std::string> h;
+  h.push_back(
+      "ddlrun: " + std::to_string(ranks) + " ranks (" + std::to_string(layout.ranks_per_node) +
+      " per node x " + std::to_string(layout.nodes) + " nodes), dims " + dims.to_string() +
+      ", memory " + a.setup.memory +
+      (a.setup.memory == "host" ? " (" + std::string(to_string(a.setup.pages)) + " pages)" : "") +
+      ", transport " + transport);
+  h.push_back("time: median of " + std::to_string(a.common.iters) + " iterations after " +
+              std::to_string(a.common.warmup) + " warm-ups, each the slowest rank after a barrier" +
+              (layout.ranks_per_node > online_cores()
+                   ? "; more ranks per node than its " + std::to_string(online_cores()) +
+                         " cores: ranks waiting around an iteration sleep"
+                   : ""));
+  if (a.baseline_mpi && no_baseline)
+    h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
+  // ddlrun knows no machine figures, so without a plan auto ranks the algorithms for a uniform
+  // network, whose links are shared memory where every rank reaches every other's (one node);
+  // there the transport's own eager limit says which messages pay a rendezvous.
+  if (a.common.plan_file) {
+    h.push_back("auto runs the plan file " + *a.common.plan_file);
+  } else {
+    CostParams costs = uniform_costs(dims);
+    if (shared_memory) mark_shared_memory(costs, eager_limit);
+    const std::string figures = !shared_memory ? "uniform network"
+                                : eager_limit == 0
+                                    ? "uniform network, shared memory"
+                                    : "uniform network, shared memory, messages from " +
+                                          harness::format_size(eager_limit) + " by rendezvous";
+    const std::string picks =
+        harness::auto_choices(a.common.algos, a.common.sizes, dims, costs,
+                              harness::algorithm_options(a.common, dims), figures);
+    if (!picks.empty()) h.push_back(picks);
+  }
+  return h;
+}
+
+// The report's last write (--output's rename): a failure is rank 0's alone, once every rank is
+// done, so it ends the run with status 1 rather than aborting the job.
+int commit_report(ResultOutput& result) {
+  try {
+    result.commit();
+    return 0;
+  } catch (const Error& e) {
+    std::cerr << "ddlrun: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+int run(int argc, char** argv) {
+  int rank = 0, size = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  po::options_description desc("Options");
+  LocalArguments local;
+  RunArguments args;
+  try {
+    args = parse(argc, argv, desc);
+    local.canonical = args.help ? "help" : canonical(args);
+  } catch (const Error& e) {
+    local.error = e.what();
+  }
+  // Every wait from here on is bounded by --timeout (300 s when the flags did not parse).
+  const double timeout_s = args.setup.timeout_s;
+  if (const auto why = disagreement(MPI_COMM_WORLD, local, timeout_s)) {
+    if (rank == 0) std::cerr << "ddlrun: " << *why << "\n";
+    return 2;
+  }
+  if (args.help) {
+    if (rank == 0) print_help(std::cout, desc);
+    return 0;
+  }
+  record_ranks(MPI_COMM_WORLD, timeout_s);  // so a timed-out wait can name a stopped rank
+
+  // Every rank reaches the same verdict here (the layout comes from collectives), so a bad
+  // grid is reported once by rank 0 and every rank exits, as for a bad flag.
+  NodeLayout layout;
+  Dims dims;
+  std::optional<ResultOutput> result;  // rank 0's report: standard output or --output
+  std::shared_ptr<const Plan> plan;    // --plan: what auto runs per size
+  try {
+    layout = node_layout(MPI_COMM_WORLD, timeout_s);
+    dims = args.common.dims ? *args.common.dims : layout.dims;
+    dims.require_world(size);
+    harness::algorithm_options(args.common, dims);  // throws when --methods does not fit the grid
+    check_distinct_files(
+        {args.common.plan_file.value_or(""), args.workload ? args.workload->file : ""},
+        {args.trace.value_or(""), args.common.output.value_or("")});
+    if (args.common.plan_file) {
+      if (args.workload)
+        throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
+      // Every rank reads the same file, so every rank reaches the same verdict.
+      const PlanFile file = read_plan_file(*args.common.plan_file);
+      if (file.plan.ranks != size)
+        throw InvalidArgument("plan file '" + *args.common.plan_file + "' is for " +
+                              std::to_string(file.plan.ranks) + " ranks, this run has " +
+                              std::to_string(size));
+      plan = std::make_shared<const Plan>(file.plan);
+    }
+    if (!args.workload) check_host_memory(args, layout);
+    // Rank 0 writes the one report: opened now, so a bad path stops every rank at once.
+    if (rank == 0) result.emplace(args.common.output);
+  } catch (const InvalidArgument& e) {
+    if (rank == 0) std::cerr << "ddlrun: " << e.what() << "\n";
+    return 2;
+  }
+  if (args.workload) {
+    const int rc = run_workload_mode(*args.workload, args.common, args.setup, dims,
+                                     args.baseline_mpi, harness::run_info("ddlrun", argc, argv),
+                                     rank == 0 ? result->stream() : std::cout);
+    return rank == 0 && rc == 0 ? commit_report(*result) : rc;
+  }
+  // --trace: rank 0 opens the file before anything runs, so a bad path stops every rank at once.
+  std::optional<harness::TraceFile> trace_file;
+  if (args.trace)
+    if (const auto why = open_trace_on_root(MPI_COMM_WORLD, *args.trace, trace_file, timeout_s)) {
+      if (rank == 0) std::cerr << "ddlrun: " << *why << "\n";
+      return 2;
+    }
+  std::unique_ptr<RealBackend> backend =
+      make_backend(args.setup, MPI_COMM_WORLD, layout.local_rank);
+  ClockAlignment clock;
+  std::optional<harness::TracingCommunicator> traced;
+  if (args.trace) {
+    clock = align_clock(backend->comm(), MPI_COMM_WORLD, timeout_s);
+    traced.emplace(backend->comm(), clock.offset_s);
+  }
+
+  args.common.algos =
+      harness::runnable_algorithms(args.common, shares_memory_with_all(backend->comm()));
+  TimedSweepConfig cfg;
+  cfg.cases = harness::sweep_cases(args.common, dims);
+  cfg.cases.options.plan = plan;
+  cfg.baseline_mpi = args.baseline_mpi;
+  cfg.timeout_s = args.setup.timeout_s;
+  cfg.oversubscribed = layout.ranks_per_node > online_cores();
+  const auto no_baseline =
+      baseline_unavailable(cfg.cases.type, backend->space(), cfg.cases.sizes.back());
+  if (traced)
+    cfg.on_iteration = [&](const std::string& algo, std::size_t bytes, int iteration) {
+      traced->set_context(algo, bytes, iteration);
+    };
+
+  // Rank 0 prints each row as soon as its case is measured.
+  const bool shared_memory = shares_memory_with_all(backend->comm());
+  const std::size_t eager_limit = backend->comm().eager_limit();
+  std::optional<harness::ReportWriter> report;
+  if (rank == 0) {
+    harness::RunInfo info = sweep_run_info(argc, argv, size, layout.nodes, dims);
+    info.header = header_lines(args, layout, dims, size, backend->transport_name(), no_baseline,
+                               shared_memory, eager_limit);
+    if (args.trace)
+      info.header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
+                            std::to_string(clock.max_uncertainty_s * 1e6) +
+                            " us (half the shortest ping-pong)");
+    report.emplace(result->stream(), args.common.format, harness::Columns{false, args.baseline_mpi},
+                   info, cfg.cases.algos);
+    cfg.on_case = [&](const TimedCase& c) {
+      report->add(sweep_row(c, cfg, dims, size, shared_memory, eager_limit));
+    };
+  }
+
+  Communicator& comm = traced ? static_cast<Communicator&>(*traced) : backend->comm();
+  run_timed_sweep(comm, MPI_COMM_WORLD, backend->space(), cfg);
+  if (traced)
+    write_gathered_trace(MPI_COMM_WORLD, harness::trace_format_for(*args.trace),
+                         traced->take_events(), trace_file, timeout_s);
+  if (rank != 0) return 0;
+  report->finish();
+  return commit_report(*result);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  {
+    const StartupBound bound("ddlrun",
+                             startup_timeout(argc, argv, MpiCommunicator::kDefaultTimeout));
+    init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE for --workload
+  }
+  int rc = 0;
+  try {
+    rc = run(argc, argv);
+    finish_stdout();  // rank 0's table cut short by a full disk must not end in status 0
+  } catch (const Timeout& e) {
+    // A wait ran out: ask which ranks are still there, so the message names the one that is not
+    // (the wait itself knows only whom it waited for, perhaps a rank that waits on another).
+    abort_world("ddlrun",
+                std::string(e.what()) + "; " + unresponsive_ranks(MPI_COMM_WORLD, kAnswerGrace), 1);
+  } catch (const std::exception& e) {
+    // Past the argument check the ranks may be anywhere in the sweep: stop them all.
+    abort_world("ddlrun", e.what(), 1);
+  }
+  {
+    // MPI_Finalize synchronises with every rank: bounded like any other wait.
+    const WatchdogGuard guard(kFinalizeBound, "MPI_Finalize");
+    MPI_Finalize();
+  }
+  return rc;
+}
