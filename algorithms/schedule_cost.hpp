@@ -25,7 +25,7 @@
 // come from all ranks), so they are kept small: 8 bytes each (the peer and an index into a
 // table of distinct sizes), steps as runs of equal message counts, and each step is priced in
 // buffers reused from step to step. The result is the plain walk's to the bit
-// (tests/test_schedule_cost_exact.cpp keeps that walk as the reference).
+// (algorithms/tests/test_schedule_cost_exact.cpp keeps that walk as the reference).
 #pragma once
 
 #include <cstddef>

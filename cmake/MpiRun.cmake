@@ -15,7 +15,7 @@ set(DDL_MPIRUN_ENV ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALL
 # memcpy of a message into a buffer another thread waits for) looks racy; real/mpi/tests/tsan.supp
 # names only Open MPI's own libraries. A race in ddl's code is reported and fails the test.
 if(DDL_SANITIZE MATCHES "thread")
-  list(APPEND DDL_MPIRUN_ENV TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/real/tests/tsan.supp)
+  list(APPEND DDL_MPIRUN_ENV TSAN_OPTIONS=suppressions=${PROJECT_SOURCE_DIR}/real/mpi/tests/tsan.supp)
 endif()
 
 # ddl_add_mpi_test(NAME ranks command...): one ctest entry running the command on `ranks` ranks.

@@ -28,7 +28,7 @@ expect() {  # expect WHAT GOT WANTED
 }
 
 run "$cmake" --install "$build" --prefix "$prefix"
-for f in include/ddl.h include/ddl/algorithms/registry.hpp include/ddl/real/mpi_communicator.hpp \
+for f in include/ddl.h include/ddl/algorithms/registry.hpp include/ddl/real/mpi/mpi_communicator.hpp \
          lib/cmake/ddl/ddlConfig.cmake lib/cmake/ddl/ddlConfigVersion.cmake \
          share/ddl/platforms/s822lc_2.xml share/ddl/workloads/resnet50.csv; do
   [[ -f $prefix/$f ]] || { echo "FAILED: $prefix/$f was not installed" >&2; exit 1; }

@@ -1,10 +1,10 @@
-// Workload files (harness/workload.hpp, format: workloads/README.md). An accepted workload must
+// Workload files (workloads/workload.hpp, format: workloads/README.md). An accepted workload must
 // plan an iteration whose buckets cover every gradient byte exactly once, with finite times.
 #include <cmath>
 #include <sstream>
 
 #include "fuzz/fuzz_common.hpp"
-#include "harness/workload.hpp"
+#include "workloads/workload.hpp"
 
 using namespace ddl;
 

@@ -9,7 +9,7 @@
 
 #include "algorithms/error.hpp"
 #include "harness/progress.hpp"
-#include "harness/workload_driver.hpp"
+#include "workloads/workload_driver.hpp"
 #include "sim/sim_communicator.hpp"
 
 namespace ddl::sim {

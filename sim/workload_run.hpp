@@ -1,4 +1,4 @@
-// Training iterations on the simulator: the harness's workload driver (harness/workload_driver.hpp)
+// Training iterations on the simulator: the harness's workload driver (workloads/workload_driver.hpp)
 // on SimGrid. Each rank gets two actors on its GPU host, "rankR" (compute stream) and
 // "rankR-comm" (comm stream), each with its own SimCommunicator of rank R, handing buckets over
 // through SimGrid semaphores. compute() is an Exec on the GPU host while the comm actor's
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
-#include "harness/workload.hpp"
+#include "workloads/workload.hpp"
 #include "sim/platform.hpp"
 
 namespace ddl::sim {

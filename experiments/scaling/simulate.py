@@ -28,7 +28,7 @@ Experiments:
             file with reference_iteration_ms set from the GPU's mixed-precision training
             throughput (MODERN, sources in platforms/SOURCES.md, "Workloads"; run.sh writes the
             files), every algorithm on the natural grid;
-  sensitivity  the training effects of harness/training_effects.hpp swept at assumed values (no
+  sensitivity  the training effects of workloads/training_effects.hpp swept at assumed values (no
             shipped workload or platform sets them): compute jitter (--jitter CV) and
             interference (--interference F), ResNet-50, ddl on its best grid and ring at 256 GPUs
             (SENSITIVITY_256) and ddl 4x32x32 alone at 4096 GPUs (SENSITIVITY_4096). Jittered
@@ -161,7 +161,7 @@ def command(ddlsim, job, tmp):
     return cmd
 
 
-# Under mpirun a ddlsim child would take itself for a rank of the job (sim/sweep_mpi.hpp): it runs
+# Under mpirun a ddlsim child would take itself for a rank of the job (tools/sim_ranks/sweep_mpi.hpp): it runs
 # alone without the variable that says so.
 CHILD_ENV = {k: v for k, v in os.environ.items() if k != "OMPI_COMM_WORLD_SIZE"}
 

@@ -5,7 +5,7 @@
 
 Jitter: from the per-rank, per-iteration compute times (the iteration less its exposed wait for
 communication) of every timed iteration of every run with communication. The model draws one
-lognormal factor per rank and iteration (harness/training_effects.hpp) for one purpose: a bucket
+lognormal factor per rank and iteration (workloads/training_effects.hpp) for one purpose: a bucket
 waits for the slowest of the P ranks. So sigma is fitted to that: the median over iterations of
 the slowest rank's compute, over the median compute of all ranks, is R; for P independent
 lognormal draws that ratio is exp(sigma z) with z = the standard normal quantile at 0.5^(1/P)

@@ -11,8 +11,8 @@
 #include "harness/arguments.hpp"
 #include "harness/cli.hpp"
 #include "harness/trace.hpp"
-#include "harness/workload.hpp"
-#include "harness/workload_cli.hpp"
+#include "workloads/workload.hpp"
+#include "workloads/workload_cli.hpp"
 
 namespace po = boost::program_options;
 using namespace ddl::harness;

@@ -336,7 +336,7 @@ def gradient_ready_order(model):
 
 
 def ddl_buckets(rows, first=FIRST_BUCKET_BYTES, cap=BUCKET_BYTES, bytes_per_param=4):
-    """Bucket sizes in bytes as ddl's plan_iteration (harness/workload.cpp) forms them from rows."""
+    """Bucket sizes in bytes as ddl's plan_iteration (workloads/workload.cpp) forms them from rows."""
     out, filled = [], 0
     for n, r in enumerate(reversed(rows)):
         filled += r.params * bytes_per_param

@@ -50,7 +50,7 @@ REQUIRED = ("model", "reference_batch", "reference_iteration_ms", "backward_to_f
 
 
 def read_csv(text):
-    """(parameters, rows) as harness/workload.cpp reads them, with its checks."""
+    """(parameters, rows) as workloads/workload.cpp reads them, with its checks."""
     params, rows, header = {}, [], False
     for line in text.splitlines():
         line = line.strip()

@@ -9,7 +9,7 @@
 #include <fstream>
 
 #include "child_process.hpp"
-#include "harness/training_effects.hpp"
+#include "workloads/training_effects.hpp"
 
 using namespace ddl::test;
 namespace fs = std::filesystem;
@@ -108,7 +108,7 @@ TEST_CASE("workload -d half: every bucket and the optimizer step move half the b
   check_ms(row.at("compute_ms"), 3e-3 + optimizer);
 }
 
-// The training effects (harness/training_effects.hpp), each alone, against the same timeline.
+// The training effects (workloads/training_effects.hpp), each alone, against the same timeline.
 TEST_CASE("workload effects: data loading opens every iteration, a single GPU pays it too",
           "[sim][workload][effects]") {
   const auto row = one_row("--workload " + three_layers() +

@@ -19,8 +19,8 @@
 #include "algorithms/error.hpp"
 #include "harness/progress.hpp"
 #include "harness/sizes.hpp"
-#include "harness/workload_driver.hpp"
-#include "harness/workload_report.hpp"
+#include "workloads/workload_driver.hpp"
+#include "workloads/workload_report.hpp"
 #include "real/mpi/bounded_mpi.hpp"
 #include "real/mpi/host_pages.hpp"
 #include "real/mpi/mpi_communicator.hpp"
@@ -96,7 +96,7 @@ std::vector<std::string> header_lines(const WorkloadArguments& w,
           " gradients, host memory (" + to_string(pages) + " pages), " + std::to_string(ranks) +
           " ranks, dims " + dims.to_string() +
           ", two MPI communicators per rank (compute and comm threads)",
-      "effects (harness/training_effects.hpp): " + w.effects.describe(),
+      "effects (workloads/training_effects.hpp): " + w.effects.describe(),
       "time: median of " + std::to_string(common.iters) + " iterations after " +
           std::to_string(common.warmup) + " warm-ups, each the slowest rank after a barrier" +
           (common.check ? "; --check: every gradient summed exactly once (0 wrong)" : ""),

@@ -1,5 +1,5 @@
 // ddlrun --workload: training iterations on real ranks, the harness's workload driver
-// (harness/workload_driver.hpp) on host memory, so a ddlsim --workload prediction can be set
+// (workloads/workload_driver.hpp) on host memory, so a ddlsim --workload prediction can be set
 // beside a measurement on the same machine and printed in the same rows.
 //
 // Two streams per rank, as on the simulator: the calling thread runs the compute stream and a
@@ -32,8 +32,8 @@
 #include "algorithms/dims.hpp"
 #include "harness/cli.hpp"
 #include "harness/run_info.hpp"
-#include "harness/workload.hpp"
-#include "harness/workload_cli.hpp"
+#include "workloads/workload.hpp"
+#include "workloads/workload_cli.hpp"
 #include "tools/ddlrun/device_setup.hpp"
 
 namespace ddl {

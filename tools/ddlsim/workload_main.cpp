@@ -1,0 +1,126 @@
+#include "tools/ddlsim/workload_main.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <iostream>
+#include <optional>
+#include <simgrid/s4u/Host.hpp>
+
+#include "algorithms/error.hpp"
+#include "workloads/workload.hpp"
+#include "workloads/workload_cli.hpp"
+#include "workloads/workload_report.hpp"
+#include "sim/platform.hpp"
+#include "sim/platform_costs.hpp"
+#include "tools/ddlsim/platform_options.hpp"
+#include "tools/ddlsim/workload_header.hpp"
+#include "sim/workload_run.hpp"
+#include "tools/ddlsim/workload_sweep.hpp"
+
+namespace po = boost::program_options;
+
+namespace ddl::sim {
+
+namespace {
+
+// The GPU hosts' ddl_compute_interference (the same on every GPU host, else an error); 0 when
+// none has it.
+double platform_interference(const Platform& platform) {
+  std::optional<std::string> value;
+  for (const simgrid::s4u::Host* host : platform.gpus) {
+    const char* p = host->get_property("ddl_compute_interference");
+    const std::string v = p ? p : "";
+    if (!value) value = v;
+    if (*value != v)
+      throw InvalidArgument(platform.file + ": GPU hosts disagree on ddl_compute_interference ('" +
+                            *value + "' and '" + v + "' on " + host->get_name() + ")");
+  }
+  if (!value || value->empty()) return 0;
+  double f = 0;
+  const auto [ptr, ec] = std::from_chars(value->data(), value->data() + value->size(), f);
+  if (ec != std::errc() || ptr != value->data() + value->size() || !std::isfinite(f) || f < 0 ||
+      f > 10)
+    throw InvalidArgument(platform.file + ": ddl_compute_interference '" + *value +
+                          "' is not a number in [0, 10]");
+  return f;
+}
+
+}  // namespace
+
+void add_workload_options(po::options_description& desc) {
+  harness::add_workload_options(desc);
+  desc.add_options()("sweep", po::bool_switch(),
+                     "--workload: every <family>_<N>.xml beside --platform, or a description "
+                     "NAME.json at 1, 2, 4, ... nodes: one row per GPU count")(
+      "sweep-max-gpus", po::value<int>(),
+      "--workload: run no platform with more GPUs than this (--sweep stops at the first such "
+      "size)")("no-compute-scaling", po::bool_switch(),
+               "--workload: keep the workload's compute times as given for its reference GPU "
+               "(default: scaled by its peak fp32 FLOP/s over the platform GPUs')");
+}
+
+bool workload_requested(const po::variables_map& vm) {
+  return vm.count("workload") > 0;
+}
+
+int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions& common,
+                      const std::string& platform_file, const std::string& workloads_dir,
+                      const char* program, const harness::RunInfo& base, std::ostream& out) {
+  if (common.check)
+    throw InvalidArgument("--check does not go with --workload: workload runs are timing-only");
+  const harness::WorkloadChoice a = harness::read_workload_options(vm, workloads_dir);
+  const int max_gpus = vm.count("sweep-max-gpus") ? vm["sweep-max-gpus"].as<int>() : 0;
+  if (vm.count("sweep-max-gpus") && max_gpus < 1)
+    throw InvalidArgument("--sweep-max-gpus must be at least 1, got " + std::to_string(max_gpus));
+  if (vm["sweep"].as<bool>()) return run_workload_sweep(vm, common, platform_file, a, base, out);
+
+  const PlatformFlags platform_flags = read_platform_flags(vm);
+  const PlatformSource source(platform_file);
+  simgrid::s4u::Engine& engine = start_engine(program, platform_flags.cfg);
+  Platform platform = load_platform(engine, source.xml(), platform_flags.choice);
+  platform.file = source.shown();
+  const ComputeScaling scaling =
+      compute_scaling(a.workload, platform, vm["no-compute-scaling"].as<bool>());
+  harness::RunInfo info = base;
+  info.add("platform", platform.file);
+  info.add("gpus", std::to_string(platform.ranks()));
+  add_workload_fields(info, a, scaling);
+  if (vm.count("sweep-max-gpus") && platform.ranks() > max_gpus) {
+    // The preamble and the csv header alone: the sweep reads "no rows" as "past the limit".
+    info.header = {"platform " + platform.file + " has " + std::to_string(platform.ranks()) +
+                   " GPUs, more than --sweep-max-gpus " + std::to_string(max_gpus) + ": not run"};
+    harness::write_workload_report(out, common.format, {}, info, a.workload.sample);
+    return 0;
+  }
+  const Dims dims = choose_dims(platform, common.dims);
+  WorkloadRunConfig config;
+  config.plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
+  scale_compute(config.plan, scaling);
+  config.algos = harness::runnable_algorithms(common, false);  // as ddlsim's sweep: no direct
+  require_shared_memory(platform, config.algos);
+  config.options = harness::algorithm_options(common, dims);
+  config.options.cost = platform_costs(platform, dims);
+  config.effects = a.effects;
+  config.dtype = a.dtype;
+  if (!a.effects_off && !a.interference_flag)
+    config.effects.interference = platform_interference(platform);
+  config.iters = common.iters;
+  config.warmup = common.warmup;
+  info.add("dims", dims.to_string());
+  info.header =
+      workload_header(a, config.plan, config.effects, scaling,
+                      "platform " + platform.file + ", " + std::to_string(platform.ranks()) +
+                          " GPUs, dims " + dims.to_string());
+  // One simulation gives every row at its end (its progress is on stderr meanwhile).
+  std::vector<harness::WorkloadRow> rows;
+  for (const WorkloadResult& r : run_workload(platform, config))
+    rows.push_back(
+        {platform.ranks(), r.algo, dims.to_string(), a.batch, r.iteration_s, r.compute_s});
+  std::vector<std::string> notes;
+  if (const std::string note = extrapolation_note(*platform.extrapolation); !note.empty())
+    notes.push_back(note);
+  harness::write_workload_report(out, common.format, rows, info, a.workload.sample, notes);
+  return 0;
+}
+
+}  // namespace ddl::sim
