@@ -37,10 +37,12 @@ configure: deps $(BUILD)/CMakeCache.txt
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The main job: ddlsim's default sweep on the 64-node S822LC cluster.
-run: build
-	@if [ -x $(BUILD)/bin/ddlsim ]; then $(BUILD)/bin/ddlsim; \
-	else echo "ddlsim was not built: see the DDL_WITH_SIM line of the configure output" >&2; exit 1; fi
+# The main job: ddlsim's default sweep on the 64-node S822LC cluster. Builds ddlsim and what it
+# links only; `make build` and `make test` build the rest.
+run: configure
+	@if grep -q '^DDL_WITH_SIM:BOOL=\(ON\|TRUE\)' $(BUILD)/CMakeCache.txt && grep -q '^DDL_WITH_TOOLS:BOOL=\(ON\|TRUE\)' $(BUILD)/CMakeCache.txt; then \
+	  cmake --build $(BUILD) -j $(JOBS) --target ddlsim && $(BUILD)/bin/ddlsim; \
+	else echo "ddlsim is not built here: see the DDL_WITH_SIM and DDL_WITH_TOOLS lines of the configure output" >&2; exit 1; fi
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)

@@ -27,7 +27,7 @@
 #include "harness/sizes.hpp"
 #include "real/mpi/bounded_mpi.hpp"
 #include "real/mpi/mpi_error.hpp"
-#include "real/mpi/startup_bound.hpp"
+#include "tools/mpi_main/mpi_main.hpp"
 
 namespace po = boost::program_options;
 using namespace ddl;
@@ -37,8 +37,7 @@ using json = nlohmann::ordered_json;
 namespace {
 
 constexpr double kMaxTimeout = 1e6;
-// How long rank 0 waits for the other ranks to answer after a timeout (unresponsive_ranks).
-constexpr double kAnswerGrace = 2.0;
+constexpr double kDefaultTimeout = 120;  // --timeout's default
 
 struct Args {
   std::string output, report;
@@ -46,7 +45,7 @@ struct Args {
   LaunchPlan plan;
   std::size_t network_max = 0;
   int nodes_per_leaf = 0;  // 0: every node in one leaf
-  double timeout = 120;
+  double timeout = kDefaultTimeout;
   double tolerance = 0.03;
 };
 
@@ -90,7 +89,8 @@ Args parse(int argc, char** argv, bool& help) {
       "largest message between nodes (the sizes of -b/-e/-f up to it; the network is slower)")(
       "nodes-per-leaf", po::value<std::string>(),
       "nodes under one leaf switch (node = leaf x K + i); default: every node in one leaf")(
-      "timeout", po::value<std::string>()->default_value("120"),
+      "timeout",
+      po::value<std::string>()->default_value(std::to_string(static_cast<int>(kDefaultTimeout))),
       "longest any wait may take, in seconds: a rank that stops is named and the job ends")(
       "reduce-bytes", po::value<std::string>()->default_value("4M"),
       "buffer size of the reduce/copy timings")(
@@ -270,8 +270,9 @@ int measure(const Args& args) {
   return 0;
 }
 
-// `finalize_bound`: how long MPI_Finalize may wait (for rank 0 writing the outputs).
-int run(int argc, char** argv, double& finalize_bound) {
+// `bounds`: how long MPI_Finalize may wait (for rank 0 writing the outputs), and how late rank 0
+// may answer after a timeout (it may be in a control wait, bounded by --timeout + 2 margins).
+int run(int argc, char** argv, MpiMainBounds& bounds) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -288,33 +289,19 @@ int run(int argc, char** argv, double& finalize_bound) {
     return 2;
   }
   if (help) return 0;
-  finalize_bound = args.timeout + 2 * kControlMargin;
+  bounds.finalize_s = bounds.rank0_late_s = args.timeout + 2 * kControlMargin;
   return args.combine.empty() ? measure(args) : combine_reports(args);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  double finalize_bound = 120;  // --timeout's default until the arguments are read
-  {
-    const StartupBound bound("ddlcalibrate", startup_timeout(argc, argv, finalize_bound));
-    MPI_Init(&argc, &argv);
-  }
-  int rc = 0;
-  try {
-    rc = run(argc, argv, finalize_bound);
-    finish_stdout();  // rank 0's summary cut short by a full disk must not end in status 0
-  } catch (const Timeout& e) {
-    // A wait ran out, perhaps on a rank that itself waits on a stopped one: ask which ranks are
-    // still there, so the message names the one that is not (as ddlrun does). Rank 0 may then
-    // be in a control wait, whose bound (--timeout + 2 margins) is finalize_bound's.
-    const std::string who = unresponsive_ranks(MPI_COMM_WORLD, kAnswerGrace, finalize_bound);
-    abort_world("ddlcalibrate", std::string(e.what()) + "; " + who, 1);
-  } catch (const std::exception& e) {
-    abort_world("ddlcalibrate", e.what(), 1);
-  }
-  // The other ranks wait here while rank 0 fits and writes: bounded too.
-  const WatchdogGuard guard(finalize_bound, "MPI_Finalize");
-  MPI_Finalize();
-  return rc;
+  MpiMainSettings settings;
+  settings.tool = "ddlcalibrate";
+  settings.default_timeout_s = kDefaultTimeout;
+  return mpi_main(argc, argv, settings, [&](MpiMainBounds& bounds) {
+    // Until the arguments are read, --timeout's default bounds MPI_Finalize.
+    bounds.finalize_s = kDefaultTimeout;
+    return run(argc, argv, bounds);
+  });
 }

@@ -24,27 +24,22 @@
 #include "harness/tracing_communicator.hpp"
 #include "planner/plan_file.hpp"
 #include "real/mpi/bounded_mpi.hpp"
-#include "tools/ddlrun/device_setup.hpp"
 #include "real/mpi/mpi_communicator.hpp"
 #include "real/mpi/mpi_error.hpp"
 #include "real/mpi/node_grid.hpp"
 #include "real/mpi/rank_agreement.hpp"
-#include "real/mpi/startup_bound.hpp"
-#include "tools/ddlrun/sweep_report.hpp"
 #include "real/mpi/timed_sweep.hpp"
 #include "real/mpi/trace_clock.hpp"
 #include "real/mpi/trace_gather.hpp"
+#include "tools/ddlrun/device_setup.hpp"
+#include "tools/ddlrun/sweep_report.hpp"
 #include "tools/ddlrun/workload_mode.hpp"
+#include "tools/mpi_main/mpi_main.hpp"
 
 namespace po = boost::program_options;
 using namespace ddl;
 
 namespace {
-
-// How long rank 0 waits for the other ranks to answer after a timeout (unresponsive_ranks), and
-// how long MPI_Finalize may take (the ranks have all finished their work by then).
-constexpr double kAnswerGrace = 2.0;
-constexpr double kFinalizeBound = 60.0;
 
 struct RunArguments {
   bool help = false;
@@ -353,28 +348,9 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  {
-    const StartupBound bound("ddlrun",
-                             startup_timeout(argc, argv, MpiCommunicator::kDefaultTimeout));
-    init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE for --workload
-  }
-  int rc = 0;
-  try {
-    rc = run(argc, argv);
-    finish_stdout();  // rank 0's table cut short by a full disk must not end in status 0
-  } catch (const Timeout& e) {
-    // A wait ran out: ask which ranks are still there, so the message names the one that is not
-    // (the wait itself knows only whom it waited for, perhaps a rank that waits on another).
-    abort_world("ddlrun",
-                std::string(e.what()) + "; " + unresponsive_ranks(MPI_COMM_WORLD, kAnswerGrace), 1);
-  } catch (const std::exception& e) {
-    // Past the argument check the ranks may be anywhere in the sweep: stop them all.
-    abort_world("ddlrun", e.what(), 1);
-  }
-  {
-    // MPI_Finalize synchronises with every rank: bounded like any other wait.
-    const WatchdogGuard guard(kFinalizeBound, "MPI_Finalize");
-    MPI_Finalize();
-  }
-  return rc;
+  MpiMainSettings settings;
+  settings.tool = "ddlrun";
+  settings.default_timeout_s = MpiCommunicator::kDefaultTimeout;
+  settings.init = init_mpi;  // MPI_THREAD_MULTIPLE for --workload
+  return mpi_main(argc, argv, settings, [&](MpiMainBounds&) { return run(argc, argv); });
 }

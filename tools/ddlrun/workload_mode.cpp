@@ -19,12 +19,12 @@
 #include "algorithms/error.hpp"
 #include "harness/progress.hpp"
 #include "harness/sizes.hpp"
-#include "workloads/workload_driver.hpp"
-#include "workloads/workload_report.hpp"
 #include "real/mpi/bounded_mpi.hpp"
 #include "real/mpi/host_pages.hpp"
 #include "real/mpi/mpi_communicator.hpp"
 #include "real/mpi/mpi_error.hpp"
+#include "workloads/workload_driver.hpp"
+#include "workloads/workload_report.hpp"
 
 namespace po = boost::program_options;
 

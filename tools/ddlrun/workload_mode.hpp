@@ -32,9 +32,9 @@
 #include "algorithms/dims.hpp"
 #include "harness/cli.hpp"
 #include "harness/run_info.hpp"
+#include "tools/ddlrun/device_setup.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/workload_cli.hpp"
-#include "tools/ddlrun/device_setup.hpp"
 
 namespace ddl {
 

@@ -18,16 +18,16 @@
 #include "harness/report.hpp"
 #include "harness/sizes.hpp"
 #include "harness/trace.hpp"
-#include "workloads/workload_cli.hpp"
 #include "planner/plan_file.hpp"
 #include "sim/model_plan.hpp"
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
-#include "tools/ddlsim/platform_options.hpp"
 #include "sim/route_topology.hpp"
 #include "sim/sweep.hpp"
-#include "tools/sim_ranks/sweep_mpi.hpp"
+#include "tools/ddlsim/platform_options.hpp"
 #include "tools/ddlsim/workload_main.hpp"
+#include "tools/sim_ranks/sim_main.hpp"
+#include "workloads/workload_cli.hpp"
 
 namespace po = boost::program_options;
 using namespace ddl;
@@ -277,20 +277,6 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::optional<sim::SweepRanks> ranks;  // several under mpirun (tools/sim_ranks/sweep_mpi.hpp)
-  try {
-    ranks.emplace(argc, argv);
-    const int rc = run(argc, argv, *ranks);
-    finish_stdout();  // help, or a table cut short by a full disk, must not end in status 0
-    return rc;
-  } catch (const Timeout& e) {
-    // The rank that did not answer would keep MPI_Finalize waiting too: end the job.
-    std::cerr << "ddlsim: " << e.what() << "\n";
-    ranks->abort(1);
-  } catch (const std::exception& e) {
-    // Every rank parses the same flags and loads the same platform, so rank 0 speaks for all;
-    // an error in another rank's share reaches rank 0 with the rows (run_sweep_spread).
-    if (!ranks || ranks->root()) std::cerr << "ddlsim: " << e.what() << "\n";
-    return 1;
-  }
+  return sim::sim_main(argc, argv, "ddlsim",
+                       [&](sim::SweepRanks& ranks) { return run(argc, argv, ranks); });
 }

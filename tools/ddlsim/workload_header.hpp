@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "harness/run_info.hpp"
+#include "sim/platform.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/workload_cli.hpp"
-#include "sim/platform.hpp"
 
 namespace ddl::sim {
 

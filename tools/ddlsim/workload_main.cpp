@@ -7,15 +7,15 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include "algorithms/error.hpp"
+#include "sim/platform.hpp"
+#include "sim/platform_costs.hpp"
+#include "sim/workload_run.hpp"
+#include "tools/ddlsim/platform_options.hpp"
+#include "tools/ddlsim/workload_header.hpp"
+#include "tools/ddlsim/workload_sweep.hpp"
 #include "workloads/workload.hpp"
 #include "workloads/workload_cli.hpp"
 #include "workloads/workload_report.hpp"
-#include "sim/platform.hpp"
-#include "sim/platform_costs.hpp"
-#include "tools/ddlsim/platform_options.hpp"
-#include "tools/ddlsim/workload_header.hpp"
-#include "sim/workload_run.hpp"
-#include "tools/ddlsim/workload_sweep.hpp"
 
 namespace po = boost::program_options;
 

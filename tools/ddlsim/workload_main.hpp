@@ -1,7 +1,7 @@
 // ddlsim --workload: simulated training iterations (sim/workload_run.hpp) on one platform, or on
 // every size of a platform family with --sweep (tools/ddlsim/workload_sweep.hpp), reported by
-// workloads/workload_report.hpp with the header of tools/ddlsim/workload_header.hpp (which GPU the compute
-// times are for, and how they were scaled to the platform's).
+// workloads/workload_report.hpp with the header of tools/ddlsim/workload_header.hpp (which GPU the
+// compute times are for, and how they were scaled to the platform's).
 #pragma once
 
 #include <boost/program_options.hpp>

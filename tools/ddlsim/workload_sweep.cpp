@@ -13,9 +13,9 @@
 
 #include "algorithms/error.hpp"
 #include "harness/progress.hpp"
-#include "workloads/workload_report.hpp"
 #include "tools/ddlsim/platform_options.hpp"
 #include "tools/ddlsim/workload_header.hpp"
+#include "workloads/workload_report.hpp"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
