@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "sim/quantity.hpp"
+
 namespace ddl::sim {
 
 struct OutlineZone {
@@ -42,22 +44,6 @@ inline constexpr std::size_t kMaxPlatformBytes = std::size_t{1} << 30;
 
 // SimGrid 3.32's values of routing="..." (src/surf/sg_platf.cpp).
 bool known_routing(const std::string& routing);
-
-// A SimGrid quantity ("12.5GBps", "1us", "1Gf", "5e-6"): the number times its unit's multiplier
-// (SimGrid 3.32's unit tables for bandwidth, time and speed, checked against the library; no
-// unit: the base unit). False when the text has no number or its unit is unknown.
-// The number is decimal (no hexadecimal); "inf" and "nan" parse and are left to the range check.
-enum class Quantity { bandwidth, time, speed };
-bool parse_quantity(const std::string& text, Quantity kind, double& value);
-
-// What a platform's figures may be, beyond finite and positive: bandwidths 1 B/s to 1 PB/s,
-// latencies up to an hour, speeds 1 flop/s to 1 Zflop/s. Outside, a transfer or a step takes
-// ~1e300 s or rounds to nothing, and the table is noise.
-struct QuantityRange {
-  double low, high;
-  const char* text;
-};
-QuantityRange quantity_range(Quantity kind);
 
 // Reads `file` (already known to exist) and throws InvalidArgument, naming the element, its id
 // and the value, for: a bandwidth, latency or speed that is no number with a known unit; a link,
