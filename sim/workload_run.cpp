@@ -9,8 +9,8 @@
 
 #include "algorithms/error.hpp"
 #include "harness/progress.hpp"
-#include "workloads/workload_driver.hpp"
 #include "sim/sim_communicator.hpp"
+#include "workloads/workload_driver.hpp"
 
 namespace ddl::sim {
 

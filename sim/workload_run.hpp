@@ -1,10 +1,10 @@
-// Training iterations on the simulator: the harness's workload driver (workloads/workload_driver.hpp)
-// on SimGrid. Each rank gets two actors on its GPU host, "rankR" (compute stream) and
-// "rankR-comm" (comm stream), each with its own SimCommunicator of rank R, handing buckets over
-// through SimGrid semaphores. compute() is an Exec on the GPU host while the comm actor's
-// reductions are memory-time sleeps, so the two overlap without sharing the host's flops (a
-// simplification: on a real GPU reduction kernels and compute kernels contend; the effects'
-// `interference` charges that, training_effects.hpp).
+// Training iterations on the simulator: the harness's workload driver
+// (workloads/workload_driver.hpp) on SimGrid. Each rank gets two actors on its GPU host, "rankR"
+// (compute stream) and "rankR-comm" (comm stream), each with its own SimCommunicator of rank R,
+// handing buckets over through SimGrid semaphores. compute() is an Exec on the GPU host while the
+// comm actor's reductions are memory-time sleeps, so the two overlap without sharing the host's
+// flops (a simplification: on a real GPU reduction kernels and compute kernels contend; the
+// effects' `interference` charges that, training_effects.hpp).
 //
 // Every iteration starts with all compute actors leaving one barrier together; its time is the
 // latest rank's end minus that start; an algorithm's result is the mean over its timed
@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "algorithms/registry.hpp"
-#include "workloads/workload.hpp"
 #include "sim/platform.hpp"
+#include "workloads/workload.hpp"
 
 namespace ddl::sim {
 

@@ -3,10 +3,10 @@
 #include <mpi-ext.h>  // Open MPI's MPIX_Query_cuda_support
 
 #include "algorithms/error.hpp"
-#include "real/mpi/bounded_mpi.hpp"
-#include "real/mpi/bounded_wait.hpp"
 #include "real/cuda/cuda_communicator_impl.hpp"
 #include "real/cuda/cuda_kernels.hpp"
+#include "real/mpi/bounded_mpi.hpp"
+#include "real/mpi/bounded_wait.hpp"
 #include "real/mpi/mpi_error.hpp"
 
 namespace ddl {

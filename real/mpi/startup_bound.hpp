@@ -4,7 +4,8 @@
 // tools bound it by their --timeout, read from the command line before MPI is up (the full
 // parse, with its messages, runs after MPI_Init as before).
 //
-// Header-only and free of MPI: ddlsim (tools/sim_ranks/sweep_mpi.cpp) uses it without the real backend.
+// Header-only and free of MPI: ddlsim (tools/sim_ranks/sweep_mpi.cpp) uses it without the real
+// backend.
 #pragma once
 
 #include <chrono>

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <thread>
 
-#include "workloads/workload_driver.hpp"
 #include "loopback/loopback_communicator.hpp"
+#include "workloads/workload_driver.hpp"
 
 using namespace ddl;
 using namespace ddl::harness;

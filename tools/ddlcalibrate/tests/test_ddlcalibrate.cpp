@@ -11,8 +11,8 @@
 
 #include "calibrate/platform_xml.hpp"
 #include "calibrate/report.hpp"
-#include "sim/tests/child_process.hpp"
 #include "calibrate/tests/synthetic.hpp"
+#include "sim/tests/child_process.hpp"
 
 using namespace ddl;
 using namespace ddl::calibrate;
