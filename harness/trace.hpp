@@ -43,6 +43,11 @@ struct TraceEvent {
   bool operator==(const TraceEvent&) const = default;
 };
 
+// The csv columns in order; a jsonl event has the same fields under the same names.
+inline constexpr const char* kTraceColumns[] = {"algo",  "size", "iteration", "rank",
+                                                "kind",  "peer", "bytes",     "tag",
+                                                "phase", "dim",  "start_us",  "end_us"};
+
 enum class TraceFormat { csv, jsonl };
 // By extension: ".csv" or ".jsonl"; anything else throws InvalidArgument naming both.
 TraceFormat trace_format_for(const std::string& path);
