@@ -5,8 +5,8 @@
 // (Options::cost empty) the choice is made for a uniform network: every dimension 1 us and
 // 10 GB/s, reduction at 100 GB/s — which then depends only on p, the grid and S — and where
 // this rank shares memory with every other (one node), marked so (`direct` is then a candidate),
-// with the messages the transport sends by rendezvous one α dearer (Communicator::eager_limit,
-// the same on every rank). Given figures say it themselves (LinkCost::shared_memory).
+// with the messages the transport sends by rendezvous one α dearer (OneSided::eager_limit, the
+// same on every rank). Given figures say it themselves (LinkCost::shared_memory).
 //
 // Cost: that of the chosen algorithm (the plan's, with a plan).
 #include <functional>
@@ -17,6 +17,7 @@
 #include "algorithms/collectives.hpp"
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/one_sided.hpp"
 #include "algorithms/plan.hpp"
 #include "algorithms/schedule.hpp"
 
@@ -115,7 +116,10 @@ void allreduce_auto(Communicator& comm, MutView buf, DType type, ReduceOp op, co
     return;
   }
   CostParams costs = uniform_costs(dims);
-  if (shares_memory_with_all(comm)) mark_shared_memory(costs, comm.eager_limit());
+  if (shares_memory_with_all(comm)) {
+    const OneSided* shared = comm.one_sided();  // null only on one rank: no messages at all
+    mark_shared_memory(costs, shared ? shared->eager_limit() : 0);
+  }
   choose(dims, costs, buf.bytes, opts).run(comm, buf, type, op, opts);
 }
 

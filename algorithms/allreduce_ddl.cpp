@@ -102,7 +102,7 @@ void allreduce_ddl(Communicator& comm, MutView buf, DType type, ReduceOp op, con
       ddl_schedules(dims, comm.rank(), count, dtype_size(type), opts);
   // Every rank walks the same dimensions with groups of the same size: runs are uniform.
   ExecOptions exec{opts.segment_bytes, opts.tag_base};
-  exec.uniform_runs = true;
+  exec.uniform_runs = UniformRuns{};
   execute(comm, buf, type, reduction_op(op), schedules, exec);
   finish_average(comm, buf, type, op, static_cast<std::size_t>(comm.size()));
 }

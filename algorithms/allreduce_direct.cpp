@@ -1,5 +1,5 @@
 // direct: allreduce among ranks that reach each other's memory (the ranks of one node), with
-// one-sided copies (Communicator::get / put) instead of messages.
+// one-sided copies (OneSided::get / put, one_sided.hpp) instead of messages.
 //
 // Vocabulary: block - the part of the buffer rank i owns, block i of partition(count, p);
 // chunk - a piece of a block of at most Options::segment_bytes (kDirectChunkBytes when 0), small
@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "algorithms/collectives.hpp"
+#include "algorithms/one_sided.hpp"
 #include "algorithms/schedule.hpp"
 
 namespace ddl {
@@ -53,8 +54,9 @@ void allreduce_direct(Communicator& comm, MutView buf, DType type, ReduceOp op,
                       const Options& opts) {
   const std::size_t count = element_count(buf, type);
   const int p = comm.size(), me = comm.rank();
+  OneSided* const shared = comm.one_sided();  // null: this backend reaches no peer's memory
   for (int peer = 0; peer < p; ++peer)
-    if (peer != me && !comm.shares_memory_with(peer))
+    if (peer != me && !(shared && shared->shares_memory_with(peer)))
       throw InvalidArgument("direct: ranks " + std::to_string(me) + " and " + std::to_string(peer) +
                             " do not share memory (direct runs among the ranks of one node)");
   if (p == 1 || buf.bytes == 0) return;
@@ -63,7 +65,7 @@ void allreduce_direct(Communicator& comm, MutView buf, DType type, ReduceOp op,
 
   // Handshake: every peer's handle, which also says its input is in place.
   comm.set_phase("handshake", -1);
-  const MemoryHandle mine = comm.handle(buf);
+  const MemoryHandle mine = shared->handle(buf);
   std::vector<MemoryHandle> theirs(static_cast<std::size_t>(p));
   std::vector<Request> requests;
   for (int k = 1; k < p; ++k) {
@@ -98,14 +100,14 @@ void allreduce_direct(Communicator& comm, MutView buf, DType type, ReduceOp op,
     comm.set_phase("reduce_scatter", -1);
     for (int k = 1; k < p; ++k) {
       const int peer = (me + k) % p;
-      comm.get(peer, theirs[static_cast<std::size_t>(peer)], c.offset, landing);
+      shared->get(peer, theirs[static_cast<std::size_t>(peer)], c.offset, landing);
       comm.reduce(own, landing, type, sum_op);
     }
     finish_average(comm, own, type, op, static_cast<std::size_t>(p));
     comm.set_phase("allgather", -1);
     for (int k = 1; k < p; ++k) {
       const int peer = (me + k) % p;
-      comm.put(peer, theirs[static_cast<std::size_t>(peer)], c.offset, own);
+      shared->put(peer, theirs[static_cast<std::size_t>(peer)], c.offset, own);
     }
   }
 

@@ -2,12 +2,37 @@
 // in one process, tests), SimCommunicator (SimGrid actors), MpiCommunicator / CUDA (real/).
 // Memory space (host, device, none) is the backend's business: algorithms only hold views and
 // ask the communicator to move, reduce and copy them.
+//
+// The core is what every backend has: point-to-point messages, local work (reduce, copy,
+// divide), scratch, a clock, modelled computation and the trace annotation. What only some
+// backends have is a capability behind a small interface of its own, reached through one
+// accessor here that answers nullptr where the backend lacks it:
+//   one_sided()   - OneSided (one_sided.hpp): get/put into the memory of ranks that share it;
+//   step_pacing() - StepPacing (step_pacing.hpp): ending long runs of alike steps early.
+// An algorithm asks once ("can you?") and a backend implements only what it has. Decorators
+// derive from ForwardingCommunicator (forwarding_communicator.hpp), which forwards the core and
+// the accessors; one that must see a capability's calls wraps the capability (the tracer wraps
+// OneSided with a ForwardingOneSided of its own).
+//
+// Room kept for groups and non-blocking collectives (their design):
+// - Groups: `std::unique_ptr<Communicator> split(int color, int key)`, a core method with
+//   MPI_Comm_split's semantics: collective over every rank; the ranks of one color form a new
+//   communicator, ranked by key and then by their rank here; a negative color gets nullptr. The
+//   caller owns the result, which must not outlive this one. Backends map its ranks onto their
+//   own (loopback and the simulator a rank table over the same world with the new
+//   communicator's tags kept apart, MPI MPI_Comm_split); ForwardingCommunicator forwards it and
+//   a decorator that sees operations (the tracer) wraps the child it returns in a decorator of
+//   its own, so a group's operations are traced too.
+// - Non-blocking collectives: not a method here but a handle in algorithms/ over the core. A
+//   collective starts as its schedules (schedule.hpp) held by a handle, and the executor plays
+//   a handle's next steps when the rank tests or waits on it; waiting on several plays their
+//   steps side by side, as execute() plays several schedules today. Straight-line code without
+//   threads or callbacks (SimGrid actors block), so every backend has them at once.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string>
 
 #include "algorithms/error.hpp"
 #include "algorithms/types.hpp"
@@ -15,18 +40,13 @@
 
 namespace ddl {
 
+class OneSided;
+class StepPacing;
+
 // Handle of an outstanding operation. id 0 means "nothing to wait for" (already complete).
 struct Request {
   std::uint64_t id = 0;
   bool pending() const { return id != 0; }
-};
-
-// How ranks that share memory reach a buffer of this rank (get/put below): plain words that an
-// algorithm sends to its peers as a message. `owner` is the backend's (a process id on MPI).
-struct MemoryHandle {
-  std::uint64_t address = 0;
-  std::uint64_t bytes = 0;
-  std::uint64_t owner = 0;
 };
 
 class Communicator {
@@ -61,55 +81,9 @@ class Communicator {
   virtual MutView acquire_scratch(std::size_t bytes) = 0;
   virtual void release_scratch(MutView scratch) = 0;
 
-  // One-sided access to the memory of ranks that share it: processes of one machine (the
-  // kernel's cross-memory attach), threads of one process, GPUs of one simulated node. A rank
-  // copies a byte range of a peer's buffer into its own memory (get) or its own bytes into it
-  // (put) while the peer does something else; the algorithm exchanges handles by messages and
-  // orders the accesses itself (allreduce_direct.cpp). shares_memory_with(peer): whether
-  // get/put reach that peer; the answer is the same on both ranks. handle(buffer): this rank's
-  // buffer as peers reach it. get/put copy between `local` and bytes [offset, offset +
-  // local.bytes) of the peer's buffer behind `remote` (a range outside it is an error) and
-  // return when the copy is done. Backends without it answer false and throw.
-  virtual bool shares_memory_with(int peer) const {
-    (void)peer;
-    return false;
-  }
-  virtual MemoryHandle handle(MutView buffer) {
-    (void)buffer;
-    throw InvalidArgument("this backend has no one-sided access to other ranks' memory");
-  }
-  virtual void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) {
-    (void)peer, (void)remote, (void)offset, (void)local;
-    throw InvalidArgument("this backend has no one-sided access to other ranks' memory");
-  }
-  virtual void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) {
-    (void)peer, (void)remote, (void)offset, (void)local;
-    throw InvalidArgument("this backend has no one-sided access to other ranks' memory");
-  }
-  // The message size from which a message to a peer that shares memory goes by rendezvous
-  // (the send completes only once the receiver has copied it and said so), as the transport
-  // reports it; 0 when it is not known or every message goes eagerly. `auto` prices those
-  // messages one α dearer (LinkCost::rendezvous_bytes).
-  virtual std::size_t eager_limit() const { return 0; }
-
   // Modelled computation (workload driver): simulated execution on the simulator, a timed
   // busy period on real hardware. Completes when waited.
   virtual Request compute(double seconds) = 0;
-
-  // Step extrapolation (algorithms/step_runs.hpp): a timing-only backend may end a long run of
-  // alike steps early, once the ranks have settled into a common pace, and spend the time of the
-  // steps left without playing them. Real backends never do: every step is played.
-  // extrapolates_steps(): whether it may (the executor then announces runs, and a long ring is
-  // built a window at a time only as far as it is played). begin_alike_run(): a run of `length`
-  // alike steps starts; every rank begins the same runs in the same order. alike_step_done():
-  // after each step of that run, `left` steps remaining; true when the backend has spent their
-  // time, and they are then not played (every rank gets the same answer at the same step).
-  virtual bool extrapolates_steps() const { return false; }
-  virtual void begin_alike_run(std::size_t length) { (void)length; }
-  virtual bool alike_step_done(std::size_t left) {
-    (void)left;
-    return false;
-  }
 
   // Annotation for traces: which phase ("reduce_scatter", "allgather", ...) and which
   // dimension (0-based, -1 for none) the following operations belong to.
@@ -117,18 +91,12 @@ class Communicator {
     (void)phase;
     (void)dimension;
   }
-};
 
-// For backends' get/put: throws InvalidArgument unless [offset, offset + bytes) lies inside the
-// buffer behind `remote`.
-inline void check_remote_range(const MemoryHandle& remote, std::size_t offset, std::size_t bytes,
-                               const char* op, int peer) {
-  if (offset > remote.bytes || bytes > remote.bytes - offset)
-    throw InvalidArgument(std::string(op) + ": bytes [" + std::to_string(offset) + ", " +
-                          std::to_string(offset + bytes) + ") are outside peer " +
-                          std::to_string(peer) + "'s buffer of " + std::to_string(remote.bytes) +
-                          " bytes");
-}
+  // The capabilities (see above): nullptr where this backend has none. The object lives as long
+  // as the communicator.
+  virtual OneSided* one_sided() { return nullptr; }
+  virtual StepPacing* step_pacing() { return nullptr; }
+};
 
 // RAII hold on scratch memory.
 class Scratch {

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "algorithms/error.hpp"
+#include "algorithms/one_sided.hpp"
 
 namespace ddl {
 
@@ -51,9 +52,10 @@ std::string best_allreduce(const Dims& dims, const CostParams& c, std::size_t by
   return best;
 }
 
-bool shares_memory_with_all(const Communicator& comm) {
+bool shares_memory_with_all(Communicator& comm) {
+  const OneSided* shared = comm.one_sided();
   for (int peer = 0; peer < comm.size(); ++peer)
-    if (peer != comm.rank() && !comm.shares_memory_with(peer)) return false;
+    if (peer != comm.rank() && !(shared && shared->shares_memory_with(peer))) return false;
   return true;
 }
 

@@ -36,9 +36,10 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& par
 std::string best_allreduce(const Dims& dims, const CostParams& params, std::size_t bytes,
                            const Options& options, const Topology* topology = nullptr);
 
-// Whether `comm` reaches the memory of every other rank (Communicator::shares_memory_with): its
-// ranks are one node. Sharing is per node, so the first peer that does not share ends the search.
-bool shares_memory_with_all(const Communicator& comm);
+// Whether `comm` reaches the memory of every other rank (OneSided::shares_memory_with; never
+// without one-sided access): its ranks are one node. Sharing is per node, so the first peer that
+// does not share ends the search.
+bool shares_memory_with_all(Communicator& comm);
 // Every link class of `params` marked as shared memory (LinkCost::shared_memory), its messages
 // of at least `eager_limit` bytes priced as rendezvous (LinkCost::rendezvous_bytes; 0: none).
 void mark_shared_memory(CostParams& params, std::size_t eager_limit = 0);

@@ -11,12 +11,12 @@ namespace ddl {
 struct LinkCost {
   double alpha = 0;  // s
   double beta = 0;   // s per byte
-  // Ranks that differ in this class reach each other's memory (Communicator::get/put): the
+  // Ranks that differ in this class reach each other's memory (OneSided::get/put): the
   // ranks of one node. `auto` weighs `direct` only where every class is.
   bool shared_memory = false;
   // Messages of at least this many bytes go by rendezvous: the send completes only after the
   // receiver has matched it, copied it and acknowledged it, one more α than an eager message
-  // (Open MPI's shared-memory transport above its eager limit, Communicator::eager_limit).
+  // (Open MPI's shared-memory transport above its eager limit, OneSided::eager_limit).
   // 0: every message pays α once.
   std::size_t rendezvous_bytes = 0;
 

@@ -2,13 +2,19 @@
 // of every decorator: the tracing communicator, the fault injector. A decorator overrides only
 // what it changes, and a method added to Communicator is forwarded here once instead of in each
 // decorator by hand (where a forgotten one silently falls back to Communicator's default and
-// skips the wrapped backend's own).
+// skips the wrapped backend's own). harness/tests/test_forwarding.cpp fails while a virtual of
+// Communicator or of a capability is not forwarded here.
+//
+// The capability accessors are forwarded too, so a decorator hands out the wrapped backend's
+// capabilities as they are. One that must see a capability's calls returns its own wrapper of
+// it instead, built on ForwardingOneSided below; one that must hide a capability returns nullptr.
 //
 // wait_all is forwarded as a whole, so a decorator that overrides wait() must override
 // wait_all() as well if it needs to see those waits too.
 #pragma once
 
 #include "algorithms/communicator.hpp"
+#include "algorithms/one_sided.hpp"
 
 namespace ddl {
 
@@ -36,7 +42,24 @@ class ForwardingCommunicator : public Communicator {
   }
   MutView acquire_scratch(std::size_t bytes) override { return inner_.acquire_scratch(bytes); }
   void release_scratch(MutView scratch) override { inner_.release_scratch(scratch); }
+  Request compute(double seconds) override { return inner_.compute(seconds); }
+  void set_phase(const char* phase, int dimension) override { inner_.set_phase(phase, dimension); }
+  OneSided* one_sided() override { return inner_.one_sided(); }
+  StepPacing* step_pacing() override { return inner_.step_pacing(); }
+
+ protected:
+  Communicator& inner_;
+};
+
+// The same for the one-sided capability: the base of a decorator's wrapper of it.
+class ForwardingOneSided : public OneSided {
+ public:
+  explicit ForwardingOneSided(OneSided& inner) : inner_(inner) {}
+
+  OneSided& inner() { return inner_; }
+
   bool shares_memory_with(int peer) const override { return inner_.shares_memory_with(peer); }
+  std::size_t eager_limit() const override { return inner_.eager_limit(); }
   MemoryHandle handle(MutView buffer) override { return inner_.handle(buffer); }
   void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override {
     inner_.get(peer, remote, offset, local);
@@ -44,15 +67,9 @@ class ForwardingCommunicator : public Communicator {
   void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override {
     inner_.put(peer, remote, offset, local);
   }
-  std::size_t eager_limit() const override { return inner_.eager_limit(); }
-  Request compute(double seconds) override { return inner_.compute(seconds); }
-  void set_phase(const char* phase, int dimension) override { inner_.set_phase(phase, dimension); }
-  bool extrapolates_steps() const override { return inner_.extrapolates_steps(); }
-  void begin_alike_run(std::size_t length) override { inner_.begin_alike_run(length); }
-  bool alike_step_done(std::size_t left) override { return inner_.alike_step_done(left); }
 
  protected:
-  Communicator& inner_;
+  OneSided& inner_;
 };
 
 }  // namespace ddl

@@ -58,15 +58,15 @@ void run_ring(Communicator& comm, MutView buffer, DType type, ReduceOp op, const
   // steps are not alike and every step is played. Uniform when the group is the whole
   // communicator.
   const std::size_t elements = range.bytes / elem;
-  exec.uniform_runs =
+  const bool uniform =
       group.size() == comm.size() && elements >= static_cast<std::size_t>(group.size());
   // Lockstep makes consecutive windows equivalent to one long schedule. A window is built only
   // when it is reached: a run the backend ends early is never built in full.
   constexpr std::size_t kWindowSteps = 64;
   for (std::size_t first = 0; first < total; first += kWindowSteps) {
     const Schedule s = ring_steps(group, range, elem, -1, reduce_scatter, {first, kWindowSteps});
-    exec.alike_before = first;
-    exec.alike_after = total - first - s.size();
+    exec.uniform_runs.reset();
+    if (uniform) exec.uniform_runs = UniformRuns{first, total - first - s.size()};
     if (execute(comm, buffer, type, op, std::span(&s, 1), exec)) return;
   }
 }

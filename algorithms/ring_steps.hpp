@@ -25,7 +25,7 @@ Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, 
 
 // Build and execute a whole ring reduce-scatter (or allgather) over `group`, a window of steps
 // at a time; the same messages in the same order as one execute() of the full schedule. On a
-// backend that extrapolates steps, the windows after the run ends early are never built.
+// backend with StepPacing, the windows after the run ends early are never built.
 void run_ring(Communicator& comm, MutView buffer, DType type, ReduceOp op, const Group& group,
               Block range, bool reduce_scatter, const ExecOptions& options);
 

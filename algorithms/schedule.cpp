@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "algorithms/step_pacing.hpp"
 #include "algorithms/step_runs.hpp"
+#include "algorithms/step_semantics.hpp"
 
 namespace ddl {
 
@@ -92,25 +94,6 @@ std::size_t segment_size(std::size_t bytes, std::size_t segment_bytes, std::size
   if (segment_bytes == 0 || segment_bytes >= bytes) return bytes;
   return std::max(elem, segment_bytes / elem * elem);
 }
-
-bool overlap(const Transfer& a, const Transfer& b) {
-  return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
-}
-
-}  // namespace
-
-// Its sends must read the buffer as it was, so its reductions wait until every send of the
-// step has completed, and its receives land in scratch of their whole size meanwhile (cut
-// into segments as usual: the sender cuts the same transfer the same way).
-bool reduces_what_it_sends(const Step& step) {
-  if (!step.reduce) return false;
-  for (const Transfer& r : step.recvs)
-    for (const Transfer& x : step.sends)
-      if (r.bytes > 0 && x.bytes > 0 && overlap(r, x)) return true;
-  return false;
-}
-
-namespace {
 
 // Scratch a reduced receive of `step` lands in: kWindow slots of one segment, or one slot of the
 // whole transfer when the step reduces what it sends.
@@ -212,16 +195,16 @@ void StepPlayer::play(std::size_t t) {
   }
 }
 
-// Plays a run of alike steps until it ends or the backend ends it early (communicator.hpp):
-// true then. `before` and `after`: steps of the same run played earlier and to come (a window).
-bool play_run(Communicator& comm, StepPlayer& player, StepRun run, std::size_t before,
+// Plays a run of alike steps until it ends or the backend ends it early (step_pacing.hpp): true
+// then. `before` and `after`: steps of the same run played earlier and to come (a window).
+bool play_run(StepPacing& pacing, StepPlayer& player, StepRun run, std::size_t before,
               std::size_t after) {
   const std::size_t length = before + (run.last - run.first) + after;
-  if (before == 0) comm.begin_alike_run(length);
+  if (before == 0) pacing.begin_alike_run(length);
   std::size_t left = length - before;
   for (std::size_t t = run.first; t < run.last; ++t) {
     player.play(t);
-    if (comm.alike_step_done(--left)) return true;  // the backend spent the time of `left`
+    if (pacing.alike_step_done(--left)) return true;  // the backend spent the time of `left`
   }
   return false;
 }
@@ -247,17 +230,19 @@ bool execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
   Scratch scratch(comm, most_landing);
   StepPlayer player(comm, buffer, type, op, schedules, options, scratch.view());
 
-  if (!options.uniform_runs || !comm.extrapolates_steps()) {
+  StepPacing* pacing = options.uniform_runs ? comm.step_pacing() : nullptr;
+  if (pacing == nullptr) {
     for (std::size_t t = 0; t < steps; ++t) player.play(t);
     return false;
   }
+  const UniformRuns& window = *options.uniform_runs;
   const std::vector<StepRun> runs = alike_runs(schedules, elem);
-  const bool window = options.alike_before > 0 || options.alike_after > 0;
-  DDL_CHECK(!window || runs.size() == 1, "a window of a run that is not one run of alike steps");
+  const bool windowed = window.before > 0 || window.after > 0;
+  DDL_CHECK(!windowed || runs.size() == 1, "a window of a run that is not one run of alike steps");
   bool ended_early = false;
   for (const StepRun& run : runs)
-    ended_early = play_run(comm, player, run, options.alike_before, options.alike_after);
-  return window && ended_early;
+    ended_early = play_run(*pacing, player, run, window.before, window.after);
+  return windowed && ended_early;
 }
 
 }  // namespace ddl

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -68,35 +69,34 @@ Group world_group(int ranks, int me);
 // Elements in the buffer; throws InvalidArgument unless it is a whole number of them.
 std::size_t element_count(MutView buffer, DType type);
 
+// An algorithm's word that every rank of the communicator has these schedules' runs of alike
+// steps (step_runs.hpp) at the same steps, as ring's and ddl's do: only then does execute() offer
+// them to the backend's StepPacing (step_pacing.hpp), which may end long ones early (a rank would
+// otherwise skip steps its peer plays). A long run built a window at a time (run_ring) says where
+// the window lies in it.
+struct UniformRuns {
+  std::size_t before = 0;  // steps of the same run played before these schedules
+  std::size_t after = 0;   // and still to come after them
+};
+
 struct ExecOptions {
-  std::size_t segment_bytes = 0;  // 0: one segment per transfer
-  int tag_base = 0;               // schedule j uses tag tag_base + j
-  // Every rank of the communicator runs these schedules' runs of alike steps (step_runs.hpp) at
-  // the same steps, as ring's and ddl's do: a backend that extrapolates steps may then end long
-  // runs early (communicator.hpp). Off, every step is played.
-  bool uniform_runs = false;
-  // A long run built a window at a time (run_ring): the schedules are one run, which began
-  // `alike_before` steps earlier and goes on for `alike_after` steps after them.
-  std::size_t alike_before = 0;
-  std::size_t alike_after = 0;
+  std::size_t segment_bytes = 0;                           // 0: one segment per transfer
+  int tag_base = 0;                                        // schedule j uses tag tag_base + j
+  std::optional<UniformRuns> uniform_runs = std::nullopt;  // unset: every step is played
 };
 
 // Run the schedules concurrently: at step t every schedule that has a step t posts its
 // receives and sends, then receives are reduced segment by segment as they arrive, then sends
 // are completed. A step's sends read the buffer as it was before the step: where a step
 // reduces into bytes it also sends (rd's whole-buffer exchange), its receives land whole and
-// are reduced once its sends have completed. (A plain receive into bytes the same step sends
-// is not allowed.) Requires every peer to run matching schedules (same count, same order).
-// `op` must not be avg (reduce with sum and divide afterwards). With options.uniform_runs on a
-// backend that extrapolates steps, a long run of alike steps may end early: the time of its
-// remaining steps is spent, their messages are not sent. Returns true when that ended the run
-// with the steps of options.alike_after among those not played.
+// are reduced once its sends have completed (step_semantics.hpp). (A plain receive into bytes
+// the same step sends is not allowed.) Requires every peer to run matching schedules (same
+// count, same order). `op` must not be avg (reduce with sum and divide afterwards). With
+// options.uniform_runs on a backend with StepPacing, a long run of alike steps may end early:
+// the time of its remaining steps is spent, their messages are not sent. Returns true when that
+// ended the run with the steps of uniform_runs->after among those not played.
 bool execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
              std::span<const Schedule> schedules, const ExecOptions& options);
-
-// True when `step` reduces into bytes it also sends (rd's whole-buffer exchange): execute()
-// then reduces its receives only once its sends have completed. The model prices it so too.
-bool reduces_what_it_sends(const Step& step);
 
 // For avg: divide `range` of the buffer by the number of contributing ranks; no-op otherwise.
 void finish_average(Communicator& comm, MutView range, DType type, ReduceOp op,

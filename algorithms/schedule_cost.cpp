@@ -2,81 +2,18 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <cstdint>
 #include <limits>
-#include <map>
 #include <unordered_map>
 
 #include "algorithms/error.hpp"
+#include "algorithms/step_pricing.hpp"
+#include "algorithms/step_semantics.hpp"
 #include "algorithms/topology.hpp"
 
 namespace ddl {
 
 namespace {
-
-// The bytes one rank has sent from and not written since, as disjoint [begin, end) ranges:
-// what makes a later plain receive into them a peer read (SimCommunicator keeps the same set).
-class SentBytes {
- public:
-  void add(std::size_t begin, std::size_t end) {
-    auto it = ranges_.upper_bound(begin);
-    if (it != ranges_.begin() && std::prev(it)->second >= begin) {
-      --it;
-      begin = it->first;
-      end = std::max(end, it->second);
-      it = ranges_.erase(it);
-    }
-    while (it != ranges_.end() && it->first <= end) {
-      end = std::max(end, it->second);
-      it = ranges_.erase(it);
-    }
-    ranges_[begin] = end;
-  }
-  void remove(std::size_t begin, std::size_t end) {
-    auto it = ranges_.upper_bound(begin);
-    if (it != ranges_.begin()) --it;
-    while (it != ranges_.end() && it->first < end) {
-      const std::size_t b = it->first, e = it->second;
-      if (e <= begin) {
-        ++it;
-        continue;
-      }
-      it = ranges_.erase(it);
-      if (b < begin) ranges_[b] = begin;
-      if (e > end) it = ranges_.emplace(end, e).first;
-    }
-  }
-  std::size_t overlap(std::size_t begin, std::size_t end) const {
-    std::size_t n = 0;
-    auto it = ranges_.upper_bound(begin);
-    if (it != ranges_.begin()) --it;
-    for (; it != ranges_.end() && it->first < end; ++it) {
-      const std::size_t b = std::max(begin, it->first), e = std::min(end, it->second);
-      if (e > b) n += e - b;
-    }
-    return n;
-  }
-
- private:
-  std::map<std::size_t, std::size_t> ranges_;
-};
-
-// The outermost dimension in which two ranks' coordinates differ (0 when they are equal).
-int link_class(const std::vector<std::vector<int>>& coords, int a, int b) {
-  const std::vector<int>& x = coords[static_cast<std::size_t>(a)];
-  const std::vector<int>& y = coords[static_cast<std::size_t>(b)];
-  for (std::size_t d = x.size(); d-- > 0;)
-    if (x[d] != y[d]) return static_cast<int>(d);
-  return 0;
-}
-
-// Per rank and step without a topology: per (direction, class), the largest α, the sum of
-// bytes x β and the slowest lone message (a peer read's own capped time).
-struct ClassLoad {
-  double alpha = 0, transfer = 0, lone = 0;
-  double time() const { return std::max(alpha + transfer, lone); }
-};
 
 // What a received message is, apart from its ends: few distinct ones per schedule (a ring has
 // two block sizes), so each message keeps an index into a table of them.
@@ -167,154 +104,18 @@ struct Seen {
 };
 constexpr std::size_t kSeen = 4;  // messages per rank and step whose lookups are kept
 
-// One step's messages over a topology, gathered from every rank: structure of arrays, reused
-// from step to step so pricing a step allocates nothing once the buffers have grown.
-struct StepScratch {
-  std::vector<int> src, dst;
-  std::vector<const Kind*> kind;
-  std::vector<const std::vector<RouteLink>*> route;
-  std::vector<Topology::Alone> alone;
-  std::vector<double> start, begin, served, own, time;
-  std::vector<int> used;  // the links this step's flows cross, to clear on_link after
-  std::vector<double> b, w, end, left;
-  std::vector<std::size_t> order, active;
-  void clear() {
-    src.clear();
-    dst.clear();
-    kind.clear();
-    route.clear();
-    alone.clear();
-  }
-};
-
-// One shared link serving its flows as a processor-sharing queue (SimGrid's fair sharing on a
-// lone bottleneck): flow i arrives at begin[i] (its latency behind it) with bytes[i] to move;
-// the link's bandwidth is split equally among the flows present. Writes each flow's end.
-void processor_sharing(const std::vector<double>& begin, const std::vector<double>& bytes,
-                       double bandwidth, StepScratch& s) {
-  const std::size_t n = begin.size();
-  std::vector<double>& end = s.end;
-  end.assign(n, 0.0);
-  if (n == 1) {  // the loop below for one flow, to the bit: bandwidth / 1 is bandwidth
-    end[0] = begin[0] + bytes[0] / bandwidth;
-    return;
-  }
-  std::vector<std::size_t>& order = s.order;
-  order.resize(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    return begin[x] < begin[y] || (begin[x] == begin[y] && x < y);
-  });
-  std::vector<double>& left = s.left;
-  left = bytes;
-  std::vector<std::size_t>& active = s.active;
-  active.clear();
-  std::size_t next = 0;
-  double now = n ? begin[order[0]] : 0;
-  while (next < n || !active.empty()) {
-    if (active.empty()) now = std::max(now, begin[order[next]]);
-    while (next < n && begin[order[next]] <= now) active.push_back(order[next++]);
-    const double rate = bandwidth / static_cast<double>(active.size());
-    double least = left[active[0]];
-    for (const std::size_t i : active) least = std::min(least, left[i]);
-    const double done = now + least / rate;
-    if (next < n && begin[order[next]] < done) {  // an arrival first: serve until then
-      const double until = begin[order[next]];
-      for (const std::size_t i : active) left[i] -= (until - now) * rate;
-      now = until;
-      continue;
-    }
-    // The least flow ends (and any within a rounding error of it): decided by the bytes left,
-    // not by the clock, which cannot resolve a tiny remainder late in a long schedule.
-    now = done;
-    std::erase_if(active, [&](std::size_t i) {
-      left[i] -= least;
-      if (left[i] > std::abs(least) * 1e-9) return false;
-      end[i] = now;
-      return true;
-    });
-  }
-}
-
-// One step's messages over a topology (s.src .. s.route), each starting once both its ends
-// have reached the step (s.start): their times, in s.time. A flow holds a link's bandwidth
-// only after its latency and until it ends (SimGrid's fluid model), so each shared link is
-// served as a processor-sharing queue of the flows crossing it, in their arrival order; a
-// message ends when its last link has served it, at least its time alone (per-size factors
-// included), a peer read stretching that. Flows in lockstep (equal starts and sizes) split the
-// link for their whole life; flows entering a step microseconds apart (groups of a ddl
-// dimension that finished the previous one at different times) overlap only in part, as in the
-// simulation. Ranks' clocks drift apart, so one rank's step may meet another's previous step on
-// a link: a link serves a step's flows only once it has served the earlier steps'
-// (`link_free`), which keeps a saturated link's throughput what it is.
-void step_times(StepScratch& s, std::vector<std::vector<std::size_t>>& on_link,
-                std::vector<double>& link_free) {
-  const std::size_t n = s.src.size();
-  s.begin.resize(n);
-  s.served.resize(n);
-  s.own.resize(n);
-  s.used.clear();
-  for (std::size_t i = 0; i < n; ++i) {
-    const double bytes = s.kind[i]->bytes;
-    const Topology::Alone& alone = s.alone[i];
-    s.begin[i] = s.start[i] + alone.latency;
-    s.own[i] = alone.latency + alone.transfer;
-    s.served[i] = s.begin[i];
-    for (const RouteLink& l : *s.route[i]) {
-      if (!l.shared) {
-        s.served[i] = std::max(s.served[i], s.begin[i] + bytes / l.bandwidth);
-        continue;
-      }
-      std::vector<std::size_t>& flows = on_link[static_cast<std::size_t>(l.id)];
-      if (flows.empty()) s.used.push_back(l.id);
-      flows.push_back(i);
-    }
-  }
-  for (const int id : s.used) {
-    std::vector<std::size_t>& flows = on_link[static_cast<std::size_t>(id)];
-    s.b.clear();
-    s.w.clear();
-    double bandwidth = 0;
-    double& free = link_free[static_cast<std::size_t>(id)];
-    for (const std::size_t i : flows) {
-      s.b.push_back(std::max(s.begin[i], free));
-      s.w.push_back(s.kind[i]->bytes);
-      for (const RouteLink& l : *s.route[i])
-        if (l.id == id) bandwidth = l.bandwidth;
-    }
-    processor_sharing(s.b, s.w, bandwidth, s);
-    for (std::size_t k = 0; k < flows.size(); ++k) {
-      s.served[flows[k]] = std::max(s.served[flows[k]], s.end[k]);
-      free = std::max(free, s.end[k]);
-    }
-    flows.clear();
-  }
-  s.time.resize(n);
-  for (std::size_t i = 0; i < n; ++i)
-    s.time[i] = std::max({s.served[i] - s.start[i], s.own[i], s.kind[i]->peer_read * s.own[i]});
-}
-
-// A rank's time through a step, as execute() plays it: its receives are reduced as they
-// arrive while its sends complete, so it leaves after its last send and after its last receive
-// plus its reduce; a step that reduces what it sends reduces only once both are done.
-double leave_step(double sends_done, double recvs_done, double reduce_s, bool after_sends) {
-  return after_sends ? std::max(sends_done, recvs_done) + reduce_s
-                     : std::max(sends_done, recvs_done + reduce_s);
-}
-
 // Each rank keeps its own clock: a step's message starts when both its ends have finished the
 // previous step, and a rank leaves a step as leave_step() says. The schedule's time is the last
 // rank's clock.
 double walk_topology(const Topology& topo, const std::vector<RankMessages>& ranks,
                      const KindTable& kinds, std::size_t steps, double footprint, double gamma) {
   const std::size_t p = ranks.size();
-  std::vector<std::vector<std::size_t>> on_link(static_cast<std::size_t>(topo.link_count()));
-  std::vector<double> link_free(on_link.size(), 0.0);  // when each link has served its flows
+  SharedLinks links(topo);
   std::vector<double> clock(p, 0.0), sends_done, recvs_done, reduced(p, 0.0);
   std::vector<char> after(p, 0);
   std::vector<Cursor> cursor(p);
   std::vector<Seen> last(p * kSeen);
-  StepScratch s;
+  StepFlows s;
   for (std::size_t t = 0; t < steps; ++t) {
     // The step's messages in the order of the rank-by-rank walk: by receiver, then as posted.
     s.clear();
@@ -331,7 +132,8 @@ double walk_topology(const Topology& topo, const std::vector<RankMessages>& rank
                                      : Seen::look(topo, x, r, kind, footprint);
         s.src.push_back(x.src);
         s.dst.push_back(static_cast<int>(r));
-        s.kind.push_back(&kind);
+        s.bytes.push_back(kind.bytes);
+        s.peer_read.push_back(kind.peer_read);
         s.route.push_back(seen.route);
         s.alone.push_back(seen.alone);
         if (kind.reduce) reduced[r] += kind.bytes;
@@ -344,7 +146,7 @@ double walk_topology(const Topology& topo, const std::vector<RankMessages>& rank
     for (std::size_t i = 0; i < n; ++i)
       s.start[i] = std::max(clock[static_cast<std::size_t>(s.src[i])],
                             clock[static_cast<std::size_t>(s.dst[i])]);
-    step_times(s, on_link, link_free);
+    links.price_step(s);
     sends_done = clock;
     recvs_done = clock;
     for (std::size_t i = 0; i < n; ++i) {
@@ -392,7 +194,7 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
     if (!q.topology && step_time.size() < steps) step_time.resize(steps, 0.0);
     RankMessages* kept = q.topology ? &received[static_cast<std::size_t>(r)] : nullptr;
     mine.clear();
-    SentBytes sent;
+    ByteRanges sent;  // with peer reads: the bytes this rank has sent and not written since
     std::vector<ClassLoad> load(2 * static_cast<std::size_t>(classes));
     for (std::size_t t = 0; t < steps; ++t) {
       std::fill(load.begin(), load.end(), ClassLoad{});
@@ -400,7 +202,10 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
       double reduced = 0;
       bool after = false;
       for (const Schedule& s : schedules)
-        if (t < s.size() && reduces_what_it_sends(s[t])) after = true;
+        if (t < s.size()) {
+          after = after || reduces_what_it_sends(s[t]);
+          reduced += static_cast<double>(reduced_bytes(s[t]));
+        }
       // Receives are posted first (execute()): a peer read is judged on the earlier steps' sends.
       for (const Schedule& s : schedules) {
         if (t >= s.size()) continue;
@@ -408,23 +213,16 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
           if (x.bytes == 0) continue;
           const double bytes = static_cast<double>(x.bytes);
           double factor = 1;
-          if (c.peer_read && !s[t].reduce) {
-            const double share =
-                static_cast<double>(sent.overlap(x.offset, x.offset + x.bytes)) / bytes;
-            factor = 1 + (c.peer_read(x.peer, r, bytes) - 1) * share;
-          }
-          if (s[t].reduce) reduced += bytes;
+          if (c.peer_read && !s[t].reduce)
+            factor =
+                peer_read_ratio(c.peer_read(x.peer, r, bytes), sent_share(sent, x.offset, x.bytes));
           if (kept) {
             mine.push_back({x.peer, kinds.index({bytes, factor, s[t].reduce, after})});
             continue;
           }
           const int d = link_class(coords, x.peer, r);
-          const LinkCost l =
-              c.message ? c.message(d, bytes) : c.per_dim[static_cast<std::size_t>(d)];
-          ClassLoad& in = load[static_cast<std::size_t>(classes + d)];
-          in.alpha = std::max(in.alpha, l.latency(bytes));
-          in.transfer += bytes * l.beta;
-          in.lone = std::max(in.lone, factor * (l.latency(bytes) + bytes * l.beta));
+          load[static_cast<std::size_t>(classes + d)].add_recv(message_cost(c, d, bytes), bytes,
+                                                               factor);
         }
         for (const Transfer& x : s[t].sends) {
           if (x.bytes == 0) continue;
@@ -432,11 +230,7 @@ double price_schedules(const CostQuery& q, const ScheduleBuilder& build) {
           if (kept) continue;  // the receiver lists it
           const double bytes = static_cast<double>(x.bytes);
           const int d = link_class(coords, r, x.peer);
-          const LinkCost l =
-              c.message ? c.message(d, bytes) : c.per_dim[static_cast<std::size_t>(d)];
-          ClassLoad& out = load[static_cast<std::size_t>(d)];
-          out.alpha = std::max(out.alpha, l.latency(bytes));
-          out.transfer += bytes * l.beta;
+          load[static_cast<std::size_t>(d)].add_send(message_cost(c, d, bytes), bytes);
         }
       }
       if (c.peer_read)

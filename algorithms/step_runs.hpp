@@ -1,4 +1,4 @@
-// Runs of alike steps: the unit of step extrapolation (Communicator::extrapolates_steps).
+// Runs of alike steps: the unit of step extrapolation (StepPacing, step_pacing.hpp).
 //
 // Two steps are *alike* when every schedule running side by side has a step at both or at
 // neither, and where it has both they send to the same peers, receive from the same peers, in

@@ -4,6 +4,11 @@
 
 namespace ddl::harness {
 
+TracingCommunicator::TracingCommunicator(Communicator& inner, double clock_offset_s)
+    : ForwardingCommunicator(inner), offset_s_(clock_offset_s) {
+  if (OneSided* shared = inner.one_sided()) one_sided_.emplace(*shared, *this);
+}
+
 void TracingCommunicator::set_context(const std::string& algo, std::size_t size, int iteration) {
   algo_ = algo;
   size_ = size;
@@ -104,14 +109,16 @@ void TracingCommunicator::divide(MutView inout, DType type, std::size_t divisor)
   around(TraceKind::divide, -1, inout.bytes, [&] { inner_.divide(inout, type, divisor); });
 }
 
-void TracingCommunicator::get(int peer, const MemoryHandle& remote, std::size_t offset,
-                              MutView local) {
-  around(TraceKind::get, peer, local.bytes, [&] { inner_.get(peer, remote, offset, local); });
+void TracingCommunicator::TracedOneSided::get(int peer, const MemoryHandle& remote,
+                                              std::size_t offset, MutView local) {
+  tracer_.around(TraceKind::get, peer, local.bytes,
+                 [&] { inner_.get(peer, remote, offset, local); });
 }
 
-void TracingCommunicator::put(int peer, const MemoryHandle& remote, std::size_t offset,
-                              ConstView local) {
-  around(TraceKind::put, peer, local.bytes, [&] { inner_.put(peer, remote, offset, local); });
+void TracingCommunicator::TracedOneSided::put(int peer, const MemoryHandle& remote,
+                                              std::size_t offset, ConstView local) {
+  tracer_.around(TraceKind::put, peer, local.bytes,
+                 [&] { inner_.put(peer, remote, offset, local); });
 }
 
 void TracingCommunicator::set_phase(const char* phase, int dimension) {

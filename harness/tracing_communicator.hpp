@@ -1,7 +1,9 @@
 // A decorator that records every operation of the Communicator it wraps as a TraceEvent, for
 // any backend (loopback, simulator, MPI, CUDA) without the backend knowing. Everything is
 // forwarded unchanged (ForwardingCommunicator); the decorator only reads the clock around
-// each call.
+// each call. Where the backend has one-sided access, the decorator hands out its own wrapper of
+// it, which traces get and put the same way; it offers no step pacing (a trace shows every
+// operation, so no step of a traced run is extrapolated away).
 //
 // Timing: a send, receive or compute starts when it is posted and ends when its wait returns
 // (so `end` is when this rank learned of the completion, never earlier than the completion
@@ -12,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -25,8 +28,10 @@ class TracingCommunicator : public ForwardingCommunicator {
  public:
   // Recorded times are (inner.now() + clock_offset_s) in microseconds: 0 on the simulator,
   // on real backends the offset that maps this rank's clock onto the common time base.
-  explicit TracingCommunicator(Communicator& inner, double clock_offset_s = 0)
-      : ForwardingCommunicator(inner), offset_s_(clock_offset_s) {}
+  explicit TracingCommunicator(Communicator& inner, double clock_offset_s = 0);
+  // The one-sided wrapper refers back to this object.
+  TracingCommunicator(const TracingCommunicator&) = delete;
+  TracingCommunicator& operator=(const TracingCommunicator&) = delete;
 
   // Which collective run the following events belong to; also clears the phase annotation.
   void set_context(const std::string& algo, std::size_t size, int iteration);
@@ -42,13 +47,23 @@ class TracingCommunicator : public ForwardingCommunicator {
   void copy(MutView dst, ConstView src) override;
   void divide(MutView inout, DType type, std::size_t divisor) override;
   Request compute(double seconds) override;
-  void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
-  void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
   void set_phase(const char* phase, int dimension) override;
-  // A trace shows every operation: no step of a traced run is extrapolated away.
-  bool extrapolates_steps() const override { return false; }
+  OneSided* one_sided() override { return one_sided_ ? &*one_sided_ : nullptr; }
+  StepPacing* step_pacing() override { return nullptr; }
 
  private:
+  // The wrapped backend's one-sided access, its copies recorded as get and put events.
+  class TracedOneSided : public ForwardingOneSided {
+   public:
+    TracedOneSided(OneSided& inner, TracingCommunicator& tracer)
+        : ForwardingOneSided(inner), tracer_(tracer) {}
+    void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
+    void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
+
+   private:
+    TracingCommunicator& tracer_;
+  };
+
   // Rounded to 1 ps: finer than any clock here, and the files then show short decimals
   // instead of the binary noise of the seconds-to-microseconds product.
   double stamp_us() { return std::round((inner_.now() + offset_s_) * 1e12) / 1e6; }
@@ -72,6 +87,7 @@ class TracingCommunicator : public ForwardingCommunicator {
   int dimension_ = -1;
   std::vector<TraceEvent> events_;
   std::unordered_map<std::uint64_t, std::size_t> open_;  // request id -> index in events_
+  std::optional<TracedOneSided> one_sided_;              // where the backend has one-sided access
 };
 
 }  // namespace ddl::harness

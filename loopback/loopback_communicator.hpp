@@ -18,6 +18,7 @@
 
 #include "algorithms/communicator.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/one_sided.hpp"
 #include "algorithms/scratch_pool.hpp"
 
 namespace ddl {
@@ -70,7 +71,8 @@ class LoopbackWorld {
   std::map<Key, std::deque<Pending>> sends_, recvs_;
 };
 
-class LoopbackCommunicator : public Communicator {
+// Threads of one process share all memory: one-sided get/put are copies, to every peer.
+class LoopbackCommunicator : public Communicator, public OneSided {
  public:
   LoopbackCommunicator(LoopbackWorld& world, int rank);
   ~LoopbackCommunicator() override;
@@ -87,8 +89,10 @@ class LoopbackCommunicator : public Communicator {
   MutView acquire_scratch(std::size_t bytes) override;
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
-  // Threads of one process share all memory: get/put are copies.
+  OneSided* one_sided() override { return this; }
+
   bool shares_memory_with(int peer) const override;
+  std::size_t eager_limit() const override { return 0; }  // not reported: priced as eager
   MemoryHandle handle(MutView buffer) override;
   void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
   void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;

@@ -58,7 +58,8 @@ SimCommunicator::SimCommunicator(const SimWorld& world, int rank)
           }),
       next_address_(kFirstFakeAddress),
       track_peer_read_(!world.platform->peer_read_factors.empty()),
-      extrapolate_(world.platform->extrapolate_steps && !world.payload && !track_peer_read_) {}
+      extrapolate_(world.platform->extrapolate_steps && !world.payload && !track_peer_read_),
+      pacing_(*world.runs, *world.platform->extrapolation, rank, size_) {}
 
 SimCommunicator::~SimCommunicator() {
   // Payload blocks of receives never waited for (an aborted run) would leak otherwise.
@@ -163,12 +164,9 @@ Request SimCommunicator::irecv(int peer, MutView data, int tag) {
   double rate = -1;  // SimGrid's "no cap"
   if (track_peer_read_) {
     if (data.data && data.bytes) {
-      const std::size_t peer_read =
-          sent_.overlap(address(data.data), address(data.data) + data.bytes);
+      const double share = sent_share(sent_, address(data.data), data.bytes);
       written(data.data, data.bytes);
-      if (peer_read)
-        rate = peer_read_rate(peer, data.bytes,
-                              static_cast<double>(peer_read) / static_cast<double>(data.bytes));
+      if (share > 0) rate = peer_read_rate(peer, data.bytes, share);
     }
     PendingCaps& pending = (*world_.pending_caps)[box];
     if (++pending.recvs > pending.sends) {  // posted before its send: the send applies the cap
@@ -249,7 +247,7 @@ void SimCommunicator::note_written(ConstView data) {
 double SimCommunicator::peer_read_rate(int peer, std::size_t bytes, double share) {
   const Platform& platform = *world_.platform;
   const double ratio =
-      1 + (peer_read_factor(platform, peer, rank_, static_cast<double>(bytes)) - 1) * share;
+      peer_read_ratio(peer_read_factor(platform, peer, rank_, static_cast<double>(bytes)), share);
   if (ratio <= 1) return -1;
   auto [route, inserted] = routes_.try_emplace(peer);
   if (inserted) route->second = route_cost(platform, peer, rank_);
@@ -294,8 +292,8 @@ MemoryHandle SimCommunicator::handle(MutView buffer) {
   return {address(buffer.data), buffer.bytes, static_cast<std::uint64_t>(rank_)};
 }
 
-void SimCommunicator::one_sided(bool is_get, int peer, const MemoryHandle& remote,
-                                std::size_t offset, void* local, std::size_t bytes) {
+void SimCommunicator::remote_copy(bool is_get, int peer, const MemoryHandle& remote,
+                                  std::size_t offset, void* local, std::size_t bytes) {
   const char* op = is_get ? "get" : "put";
   check_peer(peer, op);
   if (!shares_memory_with(peer))
@@ -322,12 +320,12 @@ void SimCommunicator::one_sided(bool is_get, int peer, const MemoryHandle& remot
 
 void SimCommunicator::get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) {
   written(local.data, local.bytes);
-  one_sided(true, peer, remote, offset, local.data, local.bytes);
+  remote_copy(true, peer, remote, offset, local.data, local.bytes);
 }
 
 void SimCommunicator::put(int peer, const MemoryHandle& remote, std::size_t offset,
                           ConstView local) {
-  one_sided(false, peer, remote, offset, const_cast<void*>(local.data), local.bytes);
+  remote_copy(false, peer, remote, offset, const_cast<void*>(local.data), local.bytes);
 }
 
 void SimCommunicator::divide(MutView inout, DType type, std::size_t divisor) {
@@ -357,75 +355,6 @@ Request SimCommunicator::compute(double seconds) {
     throw BackendError("rank " + std::to_string(rank_) + ": compute: " + e.what());
   }
   return r;
-}
-
-void SimCommunicator::begin_alike_run(std::size_t length) {
-  run_ = AlikeRun{length >= kMinRun, next_run_id_++, 0, 0};
-  if (!run_.active) return;
-  RunRecord& record = world_.runs->runs[run_.id];
-  const double t = now();
-  record.first_start = record.started == 0 ? t : std::min(record.first_start, t);
-  record.last_start = record.started == 0 ? t : std::max(record.last_start, t);
-  ++record.started;
-}
-
-void SimCommunicator::finish_run(RunRecord& record) {
-  run_.active = false;
-  if (++record.finished == size_) world_.runs->runs.erase(run_.id);
-}
-
-bool SimCommunicator::alike_step_done(std::size_t left) {
-  if (!run_.active) return false;
-  RunRecord& record = world_.runs->runs[run_.id];
-  ++run_.played;
-  if (left == 0) {
-    finish_run(record);
-    return false;
-  }
-  if (run_.played < kWarmup) return false;
-  if (run_.played == kWarmup || (run_.played - kWarmup) % kBlock != 0) {
-    if (run_.played == kWarmup) run_.block_start = now();
-    return false;
-  }
-  // A block ends: add this rank's mean step time to the common record.
-  const std::size_t block = (run_.played - kWarmup) / kBlock - 1;
-  const double mean = (now() - run_.block_start) / static_cast<double>(kBlock);
-  run_.block_start = now();
-  if (record.pace.size() <= block) {
-    record.pace.resize(block + 1, 0.0);
-    record.timed.resize(block + 1, 0);
-    record.decided.resize(block + 1, RunRecord::Decision::open);
-  }
-  record.pace[block] = std::max(record.pace[block], mean);
-  ++record.timed[block];
-  if (block < 2) return false;
-  // The first rank to end this block decides for all, from the two latest blocks every rank
-  // has timed (ranks may be more than a block apart): they must agree.
-  RunRecord::Decision& decision = record.decided[block];
-  if (decision == RunRecord::Decision::open) {
-    std::size_t j = block - 1;
-    while (j > 0 && record.timed[j] < size_) --j;
-    const bool together = record.started == size_ &&
-                          record.last_start - record.first_start <= kBlock * record.pace[j];
-    const bool steady =
-        j > 0 && record.timed[j] == size_ && together &&
-        std::abs(record.pace[j] - record.pace[j - 1]) <= kTolerance * record.pace[j];
-    decision = steady ? RunRecord::Decision::end : RunRecord::Decision::go_on;
-    if (steady) record.end_pace = record.pace[j];
-  }
-  if (decision != RunRecord::Decision::end) return false;
-  ExtrapolationStats& stats = *world_.platform->extrapolation;
-  ++stats.runs;
-  stats.skipped_steps += left;
-  stats.played_steps += run_.played;
-  const double seconds = static_cast<double>(left) * record.end_pace;
-  finish_run(record);
-  try {
-    simgrid::s4u::this_actor::sleep_for(seconds);
-  } catch (const simgrid::Exception& e) {
-    throw BackendError("rank " + std::to_string(rank_) + ": extrapolated steps: " + e.what());
-  }
-  return true;
 }
 
 }  // namespace ddl::sim

@@ -29,15 +29,16 @@
 // Given platform figures never mark a link class as shared memory (LinkCost::shared_memory), so
 // `auto` does not choose `direct` here; `--algo direct` runs it.
 //
-// Step extrapolation (sim/step_extrapolation.hpp): a run ended early sleeps the rank for its
-// remaining steps at the common pace; offered only where the platform allows it, timing-only.
+// Step extrapolation (sim/step_extrapolation.hpp): the rank's SimStepPacing, offered as
+// step_pacing() only where the platform allows it, in timing-only mode.
 //
-// Receives into bytes the rank last sent (platform ddl_peer_read_factors, see platform.hpp):
-// the rank keeps the set of bytes it has sent from and not written since (a receive, reduce,
-// copy or divide into them, or note_written, takes them out). A receive of n bytes of which a
-// share s lands in that set is capped at the rate that makes it (1 + (f(n) - 1) s) times its
-// time alone into its own bytes (latency + transfer as piece_time() costs them), f the
-// platform's factor. Buffers need an identity for this even in timing-only mode, so scratch
+// Receives into bytes the rank last sent (platform ddl_peer_read_factors, see platform.hpp;
+// the peer-read rule of algorithms/step_semantics.hpp, which the cost model prices alike): the
+// rank keeps the set of bytes it has sent from and not written since (a receive, reduce, copy
+// or divide into them, or note_written, takes them out). A receive of n bytes of which a share
+// s lands in that set is capped at the rate that makes it (1 + (f(n) - 1) s) times its time
+// alone into its own bytes (latency + transfer as piece_time() costs them), f the platform's
+// factor. Buffers need an identity for this even in timing-only mode, so scratch
 // there is address ranges of no memory (never dereferenced); null views are never in the set.
 // Platforms without the property keep no set at all.
 #pragma once
@@ -50,8 +51,9 @@
 #include <vector>
 
 #include "algorithms/communicator.hpp"
+#include "algorithms/one_sided.hpp"
 #include "algorithms/scratch_pool.hpp"
-#include "sim/byte_ranges.hpp"
+#include "algorithms/step_semantics.hpp"
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
 #include "sim/step_extrapolation.hpp"
@@ -76,7 +78,7 @@ struct SimWorld {
   std::shared_ptr<RunRecords> runs = std::make_shared<RunRecords>();
 };
 
-class SimCommunicator : public Communicator {
+class SimCommunicator : public Communicator, public OneSided {
  public:
   SimCommunicator(const SimWorld& world, int rank);
   ~SimCommunicator() override;
@@ -97,13 +99,14 @@ class SimCommunicator : public Communicator {
   MutView acquire_scratch(std::size_t bytes) override;
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
+  OneSided* one_sided() override { return this; }
+  StepPacing* step_pacing() override { return extrapolate_ ? &pacing_ : nullptr; }
+
   bool shares_memory_with(int peer) const override;
+  std::size_t eager_limit() const override { return 0; }  // no transport: nothing to report
   MemoryHandle handle(MutView buffer) override;
   void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
   void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
-  bool extrapolates_steps() const override { return extrapolate_; }
-  void begin_alike_run(std::size_t length) override;
-  bool alike_step_done(std::size_t left) override;
 
   // The rank has written `data` outside the communicator (the sweep's input before each
   // iteration, as --check's fill on a real machine or a backward pass in training): none of
@@ -128,8 +131,8 @@ class SimCommunicator : public Communicator {
   Slot& slot_of(const Request& r);
   void finish_recv(Slot& s);
   // get (bytes from the peer's buffer into `local`) or put (the other way).
-  void one_sided(bool is_get, int peer, const MemoryHandle& remote, std::size_t offset, void* local,
-                 std::size_t bytes);
+  void remote_copy(bool is_get, int peer, const MemoryHandle& remote, std::size_t offset,
+                   void* local, std::size_t bytes);
   void spend_memory_time(double bytes_touched, std::size_t op_bytes);
   double peer_read_rate(int peer, std::size_t bytes, double share);
   void written(const void* data, std::size_t bytes);
@@ -146,16 +149,7 @@ class SimCommunicator : public Communicator {
   std::uintptr_t next_address_;  // timing-only: where the next scratch range starts
   const bool track_peer_read_;
   const bool extrapolate_;
-  // The run of alike steps this rank is in (step extrapolation).
-  struct AlikeRun {
-    bool active = false;
-    std::size_t id = 0;      // the n-th run of every rank
-    std::size_t played = 0;  // steps played so far
-    double block_start = 0;  // when the block being timed began
-  };
-  AlikeRun run_;
-  std::size_t next_run_id_ = 0;
-  void finish_run(RunRecord& record);
+  SimStepPacing pacing_;
   ByteRanges sent_;                            // sent from, not written since
   std::unordered_map<int, RouteCost> routes_;  // from each peer to this rank
 };

@@ -1,4 +1,4 @@
-// Step extrapolation in the simulator (Communicator::extrapolates_steps, algorithms/step_runs.hpp).
+// Step extrapolation in the simulator: its StepPacing (algorithms/step_pacing.hpp, step_runs.hpp).
 //
 // In timing-only mode, a run of at least kMinRun alike steps of a ring or of ddl (every rank
 // runs the same runs) is played until the ranks share a steady pace, and its remaining steps then
@@ -26,6 +26,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "algorithms/step_pacing.hpp"
 
 namespace ddl::sim {
 
@@ -66,6 +68,34 @@ struct RunRecord {
 // Every rank's communicator of one simulation shares one (SimWorld). Actors run one at a time.
 struct RunRecords {
   std::unordered_map<std::size_t, RunRecord> runs;
+};
+
+// One rank's pacing (SimCommunicator::step_pacing(), offered only where the platform allows
+// it, in timing-only mode): a run ended early sleeps the rank for its remaining steps at the
+// common pace.
+class SimStepPacing : public StepPacing {
+ public:
+  SimStepPacing(RunRecords& runs, ExtrapolationStats& stats, int rank, int ranks)
+      : runs_(runs), stats_(stats), rank_(rank), ranks_(ranks) {}
+  void begin_alike_run(std::size_t length) override;
+  bool alike_step_done(std::size_t left) override;
+
+ private:
+  // The run of alike steps this rank is in.
+  struct AlikeRun {
+    bool active = false;
+    std::size_t id = 0;      // the n-th run of every rank
+    std::size_t played = 0;  // steps played so far
+    double block_start = 0;  // when the block being timed began
+  };
+  void finish_run(RunRecord& record);
+
+  RunRecords& runs_;
+  ExtrapolationStats& stats_;
+  const int rank_;
+  const int ranks_;
+  AlikeRun run_;
+  std::size_t next_run_id_ = 0;
 };
 
 }  // namespace ddl::sim

@@ -58,22 +58,23 @@ TEST_CASE("loopback get and put copy byte ranges of a peer's buffer", "[direct][
   std::vector<Seen> seen(2);
   run_ranks(2, [&](Communicator& comm) {
     Seen& me = seen[static_cast<std::size_t>(comm.rank())];
+    OneSided& shared = *comm.one_sided();  // threads of one process: always there
     std::vector<unsigned char> mine(8, static_cast<unsigned char>(10 * (comm.rank() + 1)));
-    const MemoryHandle h = comm.handle({mine.data(), mine.size()});
+    const MemoryHandle h = shared.handle({mine.data(), mine.size()});
     MemoryHandle theirs;
     const int peer = 1 - comm.rank();
     Request r[2] = {comm.irecv(peer, {&theirs, sizeof theirs}, 0),
                     comm.isend(peer, {&h, sizeof h}, 0)};
     comm.wait_all(r);
-    me.shares_peer = comm.shares_memory_with(peer);
-    me.shares_self = comm.shares_memory_with(comm.rank());
-    comm.get(peer, theirs, 5, {me.got, 3});
-    me.outside_get = thrown([&] { comm.get(peer, theirs, 6, {me.got, 3}); });
-    me.outside_put = thrown([&] { comm.put(peer, theirs, 9, {me.got, 0}); });
+    me.shares_peer = shared.shares_memory_with(peer);
+    me.shares_self = shared.shares_memory_with(comm.rank());
+    shared.get(peer, theirs, 5, {me.got, 3});
+    me.outside_get = thrown([&] { shared.get(peer, theirs, 6, {me.got, 3}); });
+    me.outside_put = thrown([&] { shared.put(peer, theirs, 9, {me.got, 0}); });
     // Rank 0 writes into rank 1's first byte, then both meet again before rank 1 reads it.
     if (comm.rank() == 0) {
       const unsigned char seven = 7;
-      comm.put(1, theirs, 0, {&seven, 1});
+      shared.put(1, theirs, 0, {&seven, 1});
     }
     unsigned char token = 0;
     Request s[2] = {comm.irecv(peer, {&token, 1}, 1), comm.isend(peer, {&token, 1}, 1)};
@@ -102,27 +103,52 @@ namespace {
 // Ranks 0..split-1 and split.. as two nodes: get/put reach only the ranks of one's own.
 class TwoNodes : public ForwardingCommunicator {
  public:
-  TwoNodes(Communicator& inner, int split) : ForwardingCommunicator(inner), split_(split) {}
-  bool shares_memory_with(int peer) const override {
-    return (peer < split_) == (rank() < split_) && inner_.shares_memory_with(peer);
-  }
+  TwoNodes(Communicator& inner, int split)
+      : ForwardingCommunicator(inner), nodes_(*inner.one_sided(), inner.rank(), split) {}
+  OneSided* one_sided() override { return &nodes_; }
 
  private:
-  int split_;
+  class Nodes : public ForwardingOneSided {
+   public:
+    Nodes(OneSided& inner, int rank, int split)
+        : ForwardingOneSided(inner), rank_(rank), split_(split) {}
+    bool shares_memory_with(int peer) const override {
+      return (peer < split_) == (rank_ < split_) && inner_.shares_memory_with(peer);
+    }
+
+   private:
+    int rank_, split_;
+  };
+  Nodes nodes_;
+};
+
+// A backend without one-sided access (the CUDA backend's case).
+class NoOneSided : public ForwardingCommunicator {
+ public:
+  using ForwardingCommunicator::ForwardingCommunicator;
+  OneSided* one_sided() override { return nullptr; }
 };
 
 // Counts the one-sided copies: which algorithm auto ran shows in them.
 class CountingGets : public ForwardingCommunicator {
  public:
   CountingGets(Communicator& inner, std::atomic<int>& gets)
-      : ForwardingCommunicator(inner), gets_(gets) {}
-  void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override {
-    ++gets_;
-    inner_.get(peer, remote, offset, local);
-  }
+      : ForwardingCommunicator(inner), counting_(*inner.one_sided(), gets) {}
+  OneSided* one_sided() override { return &counting_; }
 
  private:
-  std::atomic<int>& gets_;
+  class Counting : public ForwardingOneSided {
+   public:
+    Counting(OneSided& inner, std::atomic<int>& gets) : ForwardingOneSided(inner), gets_(gets) {}
+    void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override {
+      ++gets_;
+      inner_.get(peer, remote, offset, local);
+    }
+
+   private:
+    std::atomic<int>& gets_;
+  };
+  Counting counting_;
 };
 
 }  // namespace
@@ -138,6 +164,41 @@ TEST_CASE("direct refuses ranks that do not all share memory and names a pair", 
                               }),
                     Catch::Matches("direct: ranks [0-3] and [0-3] do not share memory \\(direct "
                                    "runs among the ranks of one node\\)"));
+}
+
+TEST_CASE("without one-sided access direct refuses alike, auto passes it over, one rank runs",
+          "[direct]") {
+  CHECK_THROWS_WITH(run_ranks(2,
+                              [&](Communicator& comm) {
+                                NoOneSided plain(comm);
+                                std::vector<float> buf(16, 1.0f);
+                                find_algorithm("direct").run(plain, {buf.data(), 64},
+                                                             DType::float32, ReduceOp::sum, {});
+                              }),
+                    Catch::Matches("direct: ranks [01] and [01] do not share memory \\(direct "
+                                   "runs among the ranks of one node\\)"));
+  // 1 MB on 4 ranks that share memory is direct's (the auto test below); without access auto
+  // runs another (direct would throw as above) and the sums are exact.
+  std::atomic<int> shared{0}, wrong{0};
+  run_ranks(4, [&](Communicator& comm) {
+    NoOneSided plain(comm);
+    shared += shares_memory_with_all(plain) ? 1 : 0;
+    std::vector<float> buf((std::size_t{1} << 20) / sizeof(float), 1.0f);
+    find_algorithm("auto").run(plain, {buf.data(), buf.size() * 4}, DType::float32, ReduceOp::sum,
+                               {});
+    for (float x : buf) wrong += x == 4.0f ? 0 : 1;
+  });
+  CHECK(shared == 0);
+  CHECK(wrong == 0);
+  // One rank has no peer to share with: direct returns at once, and so does auto.
+  run_ranks(1, [&](Communicator& comm) {
+    NoOneSided plain(comm);
+    std::vector<float> buf(16, 1.0f);
+    find_algorithm("direct").run(plain, {buf.data(), 64}, DType::float32, ReduceOp::sum, {});
+    find_algorithm("auto").run(plain, {buf.data(), 64}, DType::float32, ReduceOp::sum, {});
+    for (float x : buf) wrong += x == 1.0f ? 0 : 1;
+  });
+  CHECK(wrong == 0);
 }
 
 TEST_CASE(

@@ -1,15 +1,15 @@
-// price_schedules against a straightforward walk: the walk below is the pricing as it was
-// first written (every rank's messages of every step held at once, each step's buffers built
-// anew), kept as the reference (with each later rule of the model, such as how a rank leaves a
-// step, applied the same way here). The compact pricing must give the same numbers to the
-// bit: ring, ddl (rings and halving-doubling), rhd and rd on a few rank counts, with link classes
-// only and over a topology of nodes whose NICs are shared and whose spine is a FATPIPE, with
-// and without peer reads.
+// price_schedules against a straightforward walk: every rank's messages of every step held at
+// once, each step's flows gathered anew with every message's route and time alone looked up
+// afresh, by the same rules (step_semantics.hpp) and the same pricing of one step
+// (step_pricing.hpp) as the model, so what is compared is the model's compact walk: its table of
+// distinct messages, its runs of steps, its reused lookups and buffers, its clocks. The compact
+// pricing must give the same numbers to the bit: ring, ddl (rings and halving-doubling), rhd and
+// rd on a few rank counts, with link classes only and over a topology of nodes whose NICs are
+// shared and whose spine is a FATPIPE, with and without peer reads. The rules and the pricing of
+// one step are checked against hand-computed values in test_step_semantics.cpp.
 #include <algorithm>
 #include <catch2/catch.hpp>
-#include <cmath>
 #include <cstring>
-#include <map>
 #include <string>
 
 #include "algorithms/allreduce_ddl.hpp"
@@ -18,58 +18,13 @@
 #include "algorithms/error.hpp"
 #include "algorithms/ring_steps.hpp"
 #include "algorithms/schedule_cost.hpp"
+#include "algorithms/step_pricing.hpp"
+#include "algorithms/step_semantics.hpp"
 #include "algorithms/topology.hpp"
 
 using namespace ddl;
 
 namespace {
-
-// The bytes one rank has sent from and not written since, as disjoint [begin, end) ranges:
-// what makes a later plain receive into them a peer read (SimCommunicator keeps the same set).
-class SentBytes {
- public:
-  void add(std::size_t begin, std::size_t end) {
-    auto it = ranges_.upper_bound(begin);
-    if (it != ranges_.begin() && std::prev(it)->second >= begin) {
-      --it;
-      begin = it->first;
-      end = std::max(end, it->second);
-      it = ranges_.erase(it);
-    }
-    while (it != ranges_.end() && it->first <= end) {
-      end = std::max(end, it->second);
-      it = ranges_.erase(it);
-    }
-    ranges_[begin] = end;
-  }
-  void remove(std::size_t begin, std::size_t end) {
-    auto it = ranges_.upper_bound(begin);
-    if (it != ranges_.begin()) --it;
-    while (it != ranges_.end() && it->first < end) {
-      const std::size_t b = it->first, e = it->second;
-      if (e <= begin) {
-        ++it;
-        continue;
-      }
-      it = ranges_.erase(it);
-      if (b < begin) ranges_[b] = begin;
-      if (e > end) it = ranges_.emplace(end, e).first;
-    }
-  }
-  std::size_t overlap(std::size_t begin, std::size_t end) const {
-    std::size_t n = 0;
-    auto it = ranges_.upper_bound(begin);
-    if (it != ranges_.begin()) --it;
-    for (; it != ranges_.end() && it->first < end; ++it) {
-      const std::size_t b = std::max(begin, it->first), e = std::min(end, it->second);
-      if (e > b) n += e - b;
-    }
-    return n;
-  }
-
- private:
-  std::map<std::size_t, std::size_t> ranges_;
-};
 
 // One message of one step, as seen by the step's pricing.
 struct Message {
@@ -78,128 +33,6 @@ struct Message {
   double bytes;
   double peer_read;  // the slow-down factor of its receive into sent bytes (1: none)
 };
-
-// A rank leaves a step after its last send and after its last receive plus its reduce (after
-// both when the step reduces what it sends).
-double leave_step(double sends, double recvs, double reduce_s, bool after_sends) {
-  return after_sends ? std::max(sends, recvs) + reduce_s : std::max(sends, recvs + reduce_s);
-}
-
-// The outermost dimension in which two ranks' coordinates differ (0 when they are equal).
-int link_class(const std::vector<std::vector<int>>& coords, int a, int b) {
-  const std::vector<int>& x = coords[static_cast<std::size_t>(a)];
-  const std::vector<int>& y = coords[static_cast<std::size_t>(b)];
-  for (std::size_t d = x.size(); d-- > 0;)
-    if (x[d] != y[d]) return static_cast<int>(d);
-  return 0;
-}
-
-// Per rank and step without a topology: per (direction, class), the largest α, the sum of
-// bytes x β and the slowest lone message (a peer read's own capped time).
-struct ClassLoad {
-  double alpha = 0, transfer = 0, lone = 0;
-  double time() const { return std::max(alpha + transfer, lone); }
-};
-
-// One shared link serving its flows as a processor-sharing queue (SimGrid's fair sharing on a
-// lone bottleneck): flow i arrives at begin[i] (its latency behind it) with bytes[i] to move;
-// the link's bandwidth is split equally among the flows present. Returns each flow's end.
-std::vector<double> processor_sharing(const std::vector<double>& begin,
-                                      const std::vector<double>& bytes, double bandwidth) {
-  const std::size_t n = begin.size();
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    return begin[x] < begin[y] || (begin[x] == begin[y] && x < y);
-  });
-  std::vector<double> end(n, 0.0), left = bytes;
-  std::vector<std::size_t> active;
-  std::size_t next = 0;
-  double now = n ? begin[order[0]] : 0;
-  while (next < n || !active.empty()) {
-    if (active.empty()) now = std::max(now, begin[order[next]]);
-    while (next < n && begin[order[next]] <= now) active.push_back(order[next++]);
-    const double rate = bandwidth / static_cast<double>(active.size());
-    double least = left[active[0]];
-    for (const std::size_t i : active) least = std::min(least, left[i]);
-    const double done = now + least / rate;
-    if (next < n && begin[order[next]] < done) {  // an arrival first: serve until then
-      const double until = begin[order[next]];
-      for (const std::size_t i : active) left[i] -= (until - now) * rate;
-      now = until;
-      continue;
-    }
-    // The least flow ends (and any within a rounding error of it): decided by the bytes left,
-    // not by the clock, which cannot resolve a tiny remainder late in a long schedule.
-    now = done;
-    std::erase_if(active, [&](std::size_t i) {
-      left[i] -= least;
-      if (left[i] > std::abs(least) * 1e-9) return false;
-      end[i] = now;
-      return true;
-    });
-  }
-  return end;
-}
-
-// One step's messages over a topology, each starting once both its ends have reached the step
-// (`start`): their times. A flow holds a link's bandwidth only after its latency and until it
-// ends (SimGrid's fluid model), so each shared link is served as a processor-sharing queue of
-// the flows crossing it, in their arrival order; a message ends when its last link has served
-// it, at least its time alone (per-size factors included), a peer read stretching that. Flows
-// in lockstep (equal starts and sizes) split the link for their whole life; flows entering a
-// step microseconds apart (groups of a ddl dimension that finished the previous one at
-// different times) overlap only in part, as in the simulation. Ranks' clocks drift apart, so
-// one rank's step may meet another's previous step on a link: a link serves a step's flows
-// only once it has served the earlier steps' (`link_free`), which keeps a saturated link's
-// throughput what it is.
-std::vector<double> step_times(const Topology& topo, const std::vector<Message>& ms,
-                               const std::vector<double>& start, double footprint,
-                               std::vector<std::vector<std::size_t>>& on_link,
-                               std::vector<double>& link_free) {
-  const std::size_t n = ms.size();
-  std::vector<double> begin(n), served(n), own(n);
-  std::vector<int> used;  // the links this step's flows cross, to clear on_link after
-  for (std::size_t i = 0; i < n; ++i) {
-    const Topology::Alone alone = topo.alone(ms[i].src, ms[i].dst, ms[i].bytes, footprint);
-    begin[i] = start[i] + alone.latency;
-    own[i] = alone.latency + alone.transfer;
-    served[i] = begin[i];
-    for (const RouteLink& l : *ms[i].route) {
-      if (!l.shared) {
-        served[i] = std::max(served[i], begin[i] + ms[i].bytes / l.bandwidth);
-        continue;
-      }
-      std::vector<std::size_t>& flows = on_link[static_cast<std::size_t>(l.id)];
-      if (flows.empty()) used.push_back(l.id);
-      flows.push_back(i);
-    }
-  }
-  std::vector<double> b, w;
-  for (const int id : used) {
-    const std::vector<std::size_t>& flows = on_link[static_cast<std::size_t>(id)];
-    b.clear();
-    w.clear();
-    double bandwidth = 0;
-    double& free = link_free[static_cast<std::size_t>(id)];
-    for (const std::size_t i : flows) {
-      b.push_back(std::max(begin[i], free));
-      w.push_back(ms[i].bytes);
-      for (const RouteLink& l : *ms[i].route)
-        if (l.id == id) bandwidth = l.bandwidth;
-    }
-    const std::vector<double> end = processor_sharing(b, w, bandwidth);
-    for (std::size_t k = 0; k < flows.size(); ++k) {
-      served[flows[k]] = std::max(served[flows[k]], end[k]);
-      free = std::max(free, end[k]);
-    }
-    on_link[static_cast<std::size_t>(id)].clear();
-  }
-  std::vector<double> time(n);
-  for (std::size_t i = 0; i < n; ++i)
-    time[i] = std::max({served[i] - start[i], own[i], ms[i].peer_read * own[i]});
-  return time;
-}
 
 double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
   const int p = q.dims.rank_count();
@@ -229,7 +62,7 @@ double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
       step_reduced.resize(steps, std::vector<double>(static_cast<std::size_t>(p), 0.0));
       step_after.resize(steps, std::vector<char>(static_cast<std::size_t>(p), 0));
     }
-    SentBytes sent;
+    ByteRanges sent;
     std::vector<ClassLoad> load(2 * static_cast<std::size_t>(classes));
     for (std::size_t t = 0; t < steps; ++t) {
       std::fill(load.begin(), load.end(), ClassLoad{});
@@ -244,23 +77,17 @@ double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
           if (x.bytes == 0) continue;
           const double bytes = static_cast<double>(x.bytes);
           double factor = 1;
-          if (c.peer_read && !s[t].reduce) {
-            const double share =
-                static_cast<double>(sent.overlap(x.offset, x.offset + x.bytes)) / bytes;
-            factor = 1 + (c.peer_read(x.peer, r, bytes) - 1) * share;
-          }
+          if (c.peer_read && !s[t].reduce)
+            factor =
+                peer_read_ratio(c.peer_read(x.peer, r, bytes), sent_share(sent, x.offset, x.bytes));
           if (s[t].reduce) reduced += bytes;
           if (q.topology) {
             step_messages[t].push_back({&q.topology->route(x.peer, r), x.peer, r, bytes, factor});
             continue;
           }
           const int d = link_class(coords, x.peer, r);
-          const LinkCost l =
-              c.message ? c.message(d, bytes) : c.per_dim[static_cast<std::size_t>(d)];
-          ClassLoad& in = load[static_cast<std::size_t>(classes + d)];
-          in.alpha = std::max(in.alpha, l.alpha);
-          in.transfer += bytes * l.beta;
-          in.lone = std::max(in.lone, factor * (l.alpha + bytes * l.beta));
+          load[static_cast<std::size_t>(classes + d)].add_recv(message_cost(c, d, bytes), bytes,
+                                                               factor);
         }
         for (const Transfer& x : s[t].sends) {
           if (x.bytes == 0) continue;
@@ -268,11 +95,7 @@ double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
           if (q.topology) continue;  // the receiver lists it
           const double bytes = static_cast<double>(x.bytes);
           const int d = link_class(coords, r, x.peer);
-          const LinkCost l =
-              c.message ? c.message(d, bytes) : c.per_dim[static_cast<std::size_t>(d)];
-          ClassLoad& out = load[static_cast<std::size_t>(d)];
-          out.alpha = std::max(out.alpha, l.alpha);
-          out.transfer += bytes * l.beta;
+          load[static_cast<std::size_t>(d)].add_send(message_cost(c, d, bytes), bytes);
         }
       }
       if (c.peer_read)
@@ -297,23 +120,28 @@ double reference_price(const CostQuery& q, const ScheduleBuilder& build) {
     // the previous step, and a rank leaves a step as leave_step() says. The schedule's time is
     // the last rank's clock.
     const Topology& topo = *q.topology;
-    std::vector<std::vector<std::size_t>> on_link(static_cast<std::size_t>(topo.link_count()));
-    std::vector<double> link_free(on_link.size(), 0.0);  // when each link has served its flows
-    std::vector<double> clock(static_cast<std::size_t>(p), 0.0), start;
+    SharedLinks links(topo);
+    std::vector<double> clock(static_cast<std::size_t>(p), 0.0);
     for (std::size_t t = 0; t < step_messages.size(); ++t) {
       const std::vector<Message>& ms = step_messages[t];
-      start.resize(ms.size());
-      for (std::size_t i = 0; i < ms.size(); ++i)
-        start[i] = std::max(clock[static_cast<std::size_t>(ms[i].src)],
-                            clock[static_cast<std::size_t>(ms[i].dst)]);
-      const std::vector<double> time =
-          step_times(topo, ms, start, static_cast<double>(q.bytes), on_link, link_free);
+      StepFlows flows;
+      for (const Message& m : ms) {
+        flows.src.push_back(m.src);
+        flows.dst.push_back(m.dst);
+        flows.bytes.push_back(m.bytes);
+        flows.peer_read.push_back(m.peer_read);
+        flows.route.push_back(m.route);
+        flows.alone.push_back(topo.alone(m.src, m.dst, m.bytes, static_cast<double>(q.bytes)));
+        flows.start.push_back(std::max(clock[static_cast<std::size_t>(m.src)],
+                                       clock[static_cast<std::size_t>(m.dst)]));
+      }
+      links.price_step(flows);
       std::vector<double> sends = clock, recvs = clock;
       for (std::size_t i = 0; i < ms.size(); ++i) {
         double& sent = sends[static_cast<std::size_t>(ms[i].src)];
         double& received = recvs[static_cast<std::size_t>(ms[i].dst)];
-        sent = std::max(sent, start[i] + time[i]);
-        received = std::max(received, start[i] + time[i]);
+        sent = std::max(sent, flows.start[i] + flows.time[i]);
+        received = std::max(received, flows.start[i] + flows.time[i]);
       }
       for (std::size_t r = 0; r < clock.size(); ++r)
         clock[r] = leave_step(sends[r], recvs[r], step_reduced[t][r] * c.gamma, step_after[t][r]);

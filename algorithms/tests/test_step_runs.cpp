@@ -10,6 +10,7 @@
 #include "algorithms/forwarding_communicator.hpp"
 #include "algorithms/halving_doubling_steps.hpp"
 #include "algorithms/ring_steps.hpp"
+#include "algorithms/step_pacing.hpp"
 #include "algorithms/step_runs.hpp"
 #include "loopback/loopback_communicator.hpp"
 
@@ -23,11 +24,11 @@ std::vector<StepRun> runs_of(const Schedule& s, std::size_t elem = 4) {
 
 // Ends every announced run of at least `min_run` steps once `play` of its steps are played; its
 // answer depends on nothing but the step count, so every rank stops at the same step.
-class EndingEarly : public ForwardingCommunicator {
+class EndingEarly : public ForwardingCommunicator, public StepPacing {
  public:
   EndingEarly(Communicator& inner, std::size_t min_run, std::size_t play)
       : ForwardingCommunicator(inner), min_run_(min_run), play_(play) {}
-  bool extrapolates_steps() const override { return true; }
+  StepPacing* step_pacing() override { return this; }
   void begin_alike_run(std::size_t length) override {
     runs.push_back(length);
     played_ = 0;

@@ -1,22 +1,58 @@
-// ForwardingCommunicator forwards every Communicator method to the wrapped one, so decorators
-// (tracing, fault injection) override only what they change.
+// ForwardingCommunicator (and ForwardingOneSided) forward every method to the wrapped one, so
+// decorators (tracing, fault injection) override only what they change. A method added to
+// Communicator or to a capability must be forwarded: the first case reads the interfaces'
+// headers and fails while one declares a virtual that this file's tables do not list, and the
+// others fail while a listed method does not reach the wrapped backend through the forwarder
+// (a method with a default would otherwise silently run the default instead of the backend's).
 #include <catch2/catch.hpp>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "algorithms/forwarding_communicator.hpp"
+#include "algorithms/step_pacing.hpp"
 #include "harness/tracing_communicator.hpp"
 #include "loopback/fault_injecting_communicator.hpp"
 
 namespace {
 
-// Records the name of every call it gets; answers with fixed, recognisable values.
-class Recorder : public ddl::Communicator {
+// Every virtual of each interface, as call_everything() calls them.
+const std::set<std::string> kCore = {
+    "rank",     "size",      "now",       "isend",      "irecv",           "wait",
+    "wait_all", "reduce",    "copy",      "divide",     "acquire_scratch", "release_scratch",
+    "compute",  "set_phase", "one_sided", "step_pacing"};
+const std::set<std::string> kOneSided = {"shares_memory_with", "eager_limit", "handle", "get",
+                                         "put"};
+const std::set<std::string> kStepPacing = {"begin_alike_run", "alike_step_done"};
+
+// The names of the virtual methods `cls` declares in algorithms/`header` (destructor aside).
+std::set<std::string> declared_virtuals(const std::string& header, const std::string& cls) {
+  std::ifstream in(std::string(DDL_ALGORITHMS) + "/" + header);
+  REQUIRE(in);
+  std::string text, line;
+  while (std::getline(in, line)) text += line.substr(0, line.find("//")) + "\n";
+  const std::size_t open = text.find("class " + cls + " {");
+  REQUIRE(open != std::string::npos);
+  std::size_t end = text.find('{', open) + 1;
+  for (int depth = 1; depth > 0; ++end) depth += text[end] == '{' ? 1 : text[end] == '}' ? -1 : 0;
+  const std::string body = text.substr(open, end - open);
+  std::set<std::string> names;
+  const std::regex virtual_method(R"(virtual\s[^;{}()]*?(~?\w+)\s*\()");
+  for (auto it = std::sregex_iterator(body.begin(), body.end(), virtual_method);
+       it != std::sregex_iterator(); ++it)
+    if ((*it)[1].str()[0] != '~') names.insert((*it)[1].str());
+  return names;
+}
+
+// Records every call it gets, by name; answers with fixed, recognisable values.
+class Recorder : public ddl::Communicator, public ddl::OneSided, public ddl::StepPacing {
  public:
-  std::vector<std::string> calls;
-  mutable int shares_asked = 0;  // a const method: counted apart from the calls
-  int rank() const override { return 3; }
-  int size() const override { return 7; }
+  mutable std::multiset<std::string> calls;  // const methods are recorded too
+  int rank() const override { return log("rank"), 3; }
+  int size() const override { return log("size"), 7; }
   double now() override { return log("now"), 42.0; }
   ddl::Request isend(int, ddl::ConstView, int) override { return log("isend"), ddl::Request{11}; }
   ddl::Request irecv(int, ddl::MutView, int) override { return log("irecv"), ddl::Request{12}; }
@@ -33,23 +69,35 @@ class Recorder : public ddl::Communicator {
   }
   void release_scratch(ddl::MutView) override { log("release_scratch"); }
   ddl::Request compute(double) override { return log("compute"), ddl::Request{13}; }
-  bool shares_memory_with(int) const override {
-    ++shares_asked;
-    return true;
-  }
+  void set_phase(const char*, int) override { log("set_phase"); }
+  ddl::OneSided* one_sided() override { return log("one_sided"), this; }
+  ddl::StepPacing* step_pacing() override { return log("step_pacing"), this; }
+
+  bool shares_memory_with(int) const override { return log("shares_memory_with"), true; }
+  std::size_t eager_limit() const override { return log("eager_limit"), 4321; }
   ddl::MemoryHandle handle(ddl::MutView) override {
     return log("handle"), ddl::MemoryHandle{1, 2, 3};
   }
   void get(int, const ddl::MemoryHandle&, std::size_t, ddl::MutView) override { log("get"); }
   void put(int, const ddl::MemoryHandle&, std::size_t, ddl::ConstView) override { log("put"); }
-  std::size_t eager_limit() const override { return 4321; }
-  void set_phase(const char*, int) override { log("set_phase"); }
+
+  void begin_alike_run(std::size_t) override { log("begin_alike_run"); }
+  bool alike_step_done(std::size_t) override { return log("alike_step_done"), true; }
 
  private:
-  void log(const char* name) { calls.emplace_back(name); }
+  void log(const char* name) const { calls.insert(name); }
 };
 
-// Calls every method once, in declaration order.
+void call_one_sided(ddl::OneSided& o) {
+  CHECK(o.shares_memory_with(1));
+  CHECK(o.eager_limit() == 4321);
+  const ddl::MemoryHandle h = o.handle({nullptr, 0});
+  CHECK(h.owner == 3);
+  o.get(1, h, 0, {nullptr, 0});
+  o.put(1, h, 0, {nullptr, 0});
+}
+
+// Calls every method once, and every method of each capability the communicator offers.
 void call_everything(ddl::Communicator& c) {
   CHECK(c.rank() == 3);
   CHECK(c.size() == 7);
@@ -63,39 +111,52 @@ void call_everything(ddl::Communicator& c) {
   c.copy({nullptr, 0}, {nullptr, 0});
   c.divide({nullptr, 0}, ddl::DType::float32, 2);
   c.release_scratch(c.acquire_scratch(8));
-  CHECK(c.shares_memory_with(1));
-  const ddl::MemoryHandle h = c.handle({nullptr, 0});
-  CHECK(h.owner == 3);
-  c.get(1, h, 0, {nullptr, 0});
-  c.put(1, h, 0, {nullptr, 0});
-  CHECK(c.eager_limit() == 4321);
   c.set_phase("allgather", 0);
+  if (ddl::OneSided* o = c.one_sided()) call_one_sided(*o);
+  if (ddl::StepPacing* pacing = c.step_pacing()) {
+    pacing->begin_alike_run(100);
+    CHECK(pacing->alike_step_done(99));
+  }
 }
 
-const std::vector<std::string> kEveryCall = {"now",
-                                             "isend",
-                                             "irecv",
-                                             "wait",
-                                             "compute",
-                                             "wait_all",
-                                             "reduce",
-                                             "copy",
-                                             "divide",
-                                             "acquire_scratch",
-                                             "release_scratch",
-                                             "handle",
-                                             "get",
-                                             "put",
-                                             "set_phase"};
+// Each name of `tables` once.
+std::multiset<std::string> once(std::initializer_list<std::set<std::string>> tables) {
+  std::multiset<std::string> calls;
+  for (const auto& table : tables) calls.insert(table.begin(), table.end());
+  return calls;
+}
+
+std::set<std::string> names(const std::multiset<std::string>& calls) {
+  return {calls.begin(), calls.end()};
+}
 
 }  // namespace
 
-TEST_CASE("ForwardingCommunicator forwards every method", "[harness][forwarding]") {
+TEST_CASE("this file's tables list every virtual of Communicator and its capabilities",
+          "[harness][forwarding]") {
+  // On failure: forward the new method in forwarding_communicator.hpp, then add it to the table,
+  // to Recorder and to call_everything.
+  CHECK(declared_virtuals("communicator.hpp", "Communicator") == kCore);
+  CHECK(declared_virtuals("one_sided.hpp", "OneSided") == kOneSided);
+  CHECK(declared_virtuals("step_pacing.hpp", "StepPacing") == kStepPacing);
+}
+
+TEST_CASE("ForwardingCommunicator forwards every method and hands out the capabilities",
+          "[harness][forwarding]") {
   Recorder inner;
   ddl::ForwardingCommunicator f(inner);
   call_everything(f);
-  CHECK(inner.calls == kEveryCall);
-  CHECK(inner.shares_asked == 1);
+  CHECK(inner.calls == once({kCore, kOneSided, kStepPacing}));
+  CHECK(&f.inner() == &inner);
+  CHECK(f.one_sided() == static_cast<ddl::OneSided*>(&inner));
+  CHECK(f.step_pacing() == static_cast<ddl::StepPacing*>(&inner));
+}
+
+TEST_CASE("ForwardingOneSided forwards every method", "[harness][forwarding]") {
+  Recorder inner;
+  ddl::ForwardingOneSided f(inner);
+  call_one_sided(f);
+  CHECK(inner.calls == once({kOneSided}));
   CHECK(&f.inner() == &inner);
 }
 
@@ -104,18 +165,19 @@ TEST_CASE("the decorators reach the wrapped backend for what they do not change"
   Recorder a;
   ddl::FaultInjectingCommunicator faults(a, {});
   call_everything(faults);
-  CHECK(a.calls == kEveryCall);  // wait_all reaches the backend's own, not a loop of waits
+  CHECK(a.calls == once({kCore, kOneSided, kStepPacing}));  // wait_all reaches the backend's own
 
+  // The tracer reads the clock and the rank around calls, wraps one-sided access in its own and
+  // offers no pacing (a trace shows every step).
   Recorder b;
   ddl::harness::TracingCommunicator traced(b);
   call_everything(traced);
-  std::vector<std::string> seen;  // the tracer reads the clock around calls: leave those out
-  for (const std::string& c : b.calls)
-    if (c != "now") seen.push_back(c);
-  std::vector<std::string> expected;
-  for (const std::string& c : kEveryCall)
-    if (c != "now") expected.push_back(c);
-  CHECK(seen == expected);
+  CHECK(traced.step_pacing() == nullptr);
+  REQUIRE(traced.one_sided() != nullptr);
+  CHECK(traced.one_sided() != static_cast<ddl::OneSided*>(&b));
+  std::set<std::string> expected = names(once({kCore, kOneSided}));
+  expected.erase("step_pacing");
+  CHECK(names(b.calls) == expected);
   // One-sided copies are traced as events of their own, naming the peer.
   int one_sided = 0;
   for (const ddl::harness::TraceEvent& e : traced.events())

@@ -3,8 +3,9 @@
 // in ddl::Timeout naming rank, peer, tag and operation; local reductions are host_reduce's
 // vectorisable loops; scratch comes from a grow-only pool of pre-touched buffers.
 //
-// get/put (one-sided) reach the ranks of this machine through the kernel's cross-memory attach
-// (cross_memory.hpp): found once, at construction, a collective over the node's ranks.
+// get/put (its OneSided capability) reach the ranks of this machine through the kernel's
+// cross-memory attach (cross_memory.hpp): found once, at construction, a collective over the
+// node's ranks.
 //
 // The communicator works on its own duplicate of the given MPI communicator, with
 // MPI_ERRORS_RETURN set, so every MPI failure passes through check_mpi() once.
@@ -17,11 +18,12 @@
 #include <vector>
 
 #include "algorithms/communicator.hpp"
+#include "algorithms/one_sided.hpp"
 #include "algorithms/scratch_pool.hpp"
 
 namespace ddl {
 
-class MpiCommunicator : public Communicator {
+class MpiCommunicator : public Communicator, public OneSided {
  public:
   static constexpr double kDefaultTimeout = 300.0;  // seconds
 
@@ -44,6 +46,8 @@ class MpiCommunicator : public Communicator {
   MutView acquire_scratch(std::size_t bytes) override;
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
+  OneSided* one_sided() override { return this; }
+
   bool shares_memory_with(int peer) const override;
   MemoryHandle handle(MutView buffer) override;
   void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;

@@ -11,6 +11,7 @@
 
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/one_sided.hpp"
 #include "algorithms/plan.hpp"
 #include "harness/auto_choice.hpp"
 #include "harness/cli.hpp"
@@ -210,7 +211,8 @@ int run(int argc, char** argv) {
 
   // Rank 0 prints each row as soon as its case is measured.
   const bool shared_memory = shares_memory_with_all(backend->comm());
-  const std::size_t eager_limit = backend->comm().eager_limit();
+  const OneSided* one_sided = backend->comm().one_sided();  // null: no peer shares memory
+  const std::size_t eager_limit = one_sided ? one_sided->eager_limit() : 0;
   std::optional<harness::ReportWriter> report;
   if (rank == 0) {
     harness::RunInfo info = sweep_run_info(argc, argv, size, layout.nodes, dims);

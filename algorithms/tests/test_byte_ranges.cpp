@@ -1,11 +1,12 @@
-// ByteRanges: the set of bytes SimCommunicator keeps of what its rank has sent and not written.
+// ByteRanges (step_semantics.hpp): the set of bytes a rank has sent and not written since, as
+// the cost model and SimCommunicator keep it.
 #include <catch2/catch.hpp>
 
-#include "sim/byte_ranges.hpp"
+#include "algorithms/step_semantics.hpp"
 
-using ddl::sim::ByteRanges;
+using ddl::ByteRanges;
 
-TEST_CASE("byte ranges merge what touches and count exact overlaps", "[sim][unit]") {
+TEST_CASE("byte ranges merge what touches and count exact overlaps", "[step_semantics]") {
   ByteRanges r;
   r.add(100, 200);
   r.add(300, 400);
@@ -25,7 +26,7 @@ TEST_CASE("byte ranges merge what touches and count exact overlaps", "[sim][unit
   CHECK(r.overlap(0, 5000) == 360);
 }
 
-TEST_CASE("removing bytes splits, trims and drops ranges", "[sim][unit]") {
+TEST_CASE("removing bytes splits, trims and drops ranges", "[step_semantics]") {
   ByteRanges r;
   r.add(0, 1000);
   r.remove(400, 600);  // a hole in the middle
