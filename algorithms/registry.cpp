@@ -7,6 +7,7 @@
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/collectives.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/largest_transfer.hpp"
 
 namespace ddl {
 
@@ -20,36 +21,68 @@ std::string_view to_string(Collective c) {
   return "?";
 }
 
-const std::vector<Algorithm>& algorithms() {
-  static const std::vector<Algorithm> table = {
-      // Before ring: at 2 ranks the model ties them, and the tie goes to the earlier entry.
-      {"direct", Collective::allreduce, allreduce_direct, allreduce_direct_cost,
-       "one-sided get/put in cache-sized chunks, among ranks that share memory (one node)", 0,
-       true},
-      {"ring", Collective::allreduce, allreduce_ring, allreduce_ring_cost,
-       "ring reduce-scatter + allgather over all ranks (bandwidth-optimal)"},
-      {"ddl", Collective::allreduce, allreduce_ddl, allreduce_ddl_cost,
-       "multi-dimensional, multi-ring: reduce-scatter along dims 1..k, allgather k..1",
-       kSpecDims | kSpecMethods | kSpecRings | kSpecOrder},
-      {"rhd", Collective::allreduce, allreduce_rhd, allreduce_rhd_cost,
-       "Rabenseifner recursive halving-doubling (any rank count; order=near|far)", kSpecOrder},
-      {"rd", Collective::allreduce, allreduce_rd, allreduce_rd_cost,
-       "recursive doubling: log2 p whole-buffer exchanges (latency-optimal, small buffers)"},
-      {"dbtree", Collective::allreduce, allreduce_dbtree, allreduce_dbtree_cost,
-       "pipelined double binary tree, each tree carrying half"},
-      {"hier", Collective::allreduce, allreduce_hier, allreduce_hier_cost,
-       "Horovod-style: reduce in node, ring among leaders, broadcast in node", kSpecDims},
-      {"auto", Collective::allreduce, allreduce_auto, allreduce_auto_cost,
-       "argmin of the analytical cost model over the algorithms above", 0, false, true},
-      {"reduce_scatter", Collective::reduce_scatter, reduce_scatter_ring, reduce_scatter_ring_cost,
-       "ring reduce-scatter"},
-      {"allgather", Collective::allgather, allgather_ring, allgather_ring_cost, "ring allgather"},
-      {"broadcast_chain", Collective::broadcast, broadcast_chain, broadcast_chain_cost,
-       "pipelined chain broadcast"},
-      {"broadcast_binomial", Collective::broadcast, broadcast_binomial, broadcast_binomial_cost,
-       "binomial-tree broadcast"},
-  };
+namespace {
+
+// Room for the algorithms tests register (register_test_algorithm): the table never grows past
+// it, so references into it stay valid.
+constexpr std::size_t kTestAlgorithms = 8;
+
+std::vector<Algorithm>& table() {
+  static std::vector<Algorithm> table = [] {
+    std::vector<Algorithm> shipped = {
+        // Before ring: at 2 ranks the model ties them, and the tie goes to the earlier entry.
+        {"direct", Collective::allreduce, allreduce_direct, allreduce_direct_cost,
+         "one-sided get/put in cache-sized chunks, among ranks that share memory (one node)", 0,
+         true},
+        {"ring", Collective::allreduce, allreduce_ring, allreduce_ring_cost,
+         "ring reduce-scatter + allgather over all ranks (bandwidth-optimal)", 0, false, false,
+         kPlanPlain | kPlanEverySize, ring_largest_transfer},
+        {"ddl", Collective::allreduce, allreduce_ddl, allreduce_ddl_cost,
+         "multi-dimensional, multi-ring: reduce-scatter along dims 1..k, allgather k..1",
+         kSpecDims | kSpecMethods | kSpecRings | kSpecOrder, false, false,
+         kPlanGrids | kPlanEverySize, ddl_largest_transfer},
+        {"rhd", Collective::allreduce, allreduce_rhd, allreduce_rhd_cost,
+         "Rabenseifner recursive halving-doubling (any rank count; order=near|far)", kSpecOrder,
+         false, false, kPlanPlain | kPlanEverySize, rhd_largest_transfer},
+        {"rd", Collective::allreduce, allreduce_rd, allreduce_rd_cost,
+         "recursive doubling: log2 p whole-buffer exchanges (latency-optimal, small buffers)", 0,
+         false, false, kPlanPlain},
+        {"dbtree", Collective::allreduce, allreduce_dbtree, allreduce_dbtree_cost,
+         "pipelined double binary tree, each tree carrying half", 0, false, false,
+         kPlanPlain | kPlanEverySize},
+        {"hier", Collective::allreduce, allreduce_hier, allreduce_hier_cost,
+         "Horovod-style: reduce in node, ring among leaders, broadcast in node", kSpecDims, false,
+         false, kPlanPlain | kPlanEverySize},
+        {"auto", Collective::allreduce, allreduce_auto, allreduce_auto_cost,
+         "argmin of the analytical cost model over the algorithms above", 0, false, true},
+        {"reduce_scatter", Collective::reduce_scatter, reduce_scatter_ring,
+         reduce_scatter_ring_cost, "ring reduce-scatter"},
+        {"allgather", Collective::allgather, allgather_ring, allgather_ring_cost, "ring allgather"},
+        {"broadcast_chain", Collective::broadcast, broadcast_chain, broadcast_chain_cost,
+         "pipelined chain broadcast"},
+        {"broadcast_binomial", Collective::broadcast, broadcast_binomial, broadcast_binomial_cost,
+         "binomial-tree broadcast"},
+    };
+    shipped.reserve(shipped.size() + kTestAlgorithms);
+    return shipped;
+  }();
   return table;
+}
+
+}  // namespace
+
+const std::vector<Algorithm>& algorithms() {
+  return table();
+}
+
+void register_test_algorithm(Algorithm a) {
+  std::vector<Algorithm>& t = table();
+  if (find_registered(a.name))
+    throw InvalidArgument("algorithm '" + a.name + "' is registered already");
+  if (t.size() == t.capacity())
+    throw InvalidArgument("no room for algorithm '" + a.name + "': tests register at most " +
+                          std::to_string(kTestAlgorithms));
+  t.push_back(std::move(a));
 }
 
 const Algorithm* find_registered(std::string_view name) {

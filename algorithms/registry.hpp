@@ -75,6 +75,23 @@ using CostFn = std::function<double(const CostQuery&)>;
 // The fields of an algorithm string (algorithm_spec.hpp) an algorithm takes beyond segment.
 enum SpecField : unsigned { kSpecDims = 1, kSpecMethods = 2, kSpecRings = 4, kSpecOrder = 8 };
 
+// What the planner (planner/candidates.hpp) searches of an allreduce; none: not a candidate
+// (auto picks others, direct needs shared memory). The variants of each candidate follow from
+// its SpecField bits: ring counts (kSpecRings) on a grid of two dims or more, far-first
+// (kSpecOrder) where halving-doubling occurs: in every exchange of an algorithm that takes an
+// order but no methods, in the hd dimensions of one that takes methods.
+enum PlanRole : unsigned {
+  kPlanPlain = 1,      // its name alone is a candidate (on the machine grid)
+  kPlanGrids = 2,      // so is every factorization of the ranks (kSpecDims) x method (kSpecMethods)
+  kPlanEverySize = 4,  // its name alone is priced at every size, whatever the anchors ranked
+};
+
+// An upper bound of the largest transfer one rank makes in one collective of `bytes` on the
+// machine grid `grid`, run with `options` (whose dims, when set, are its own grid). The planner
+// tries segment sizes below it only: a segment at least that large cuts nothing.
+using TransferFn =
+    std::function<std::size_t(const Dims& grid, std::size_t bytes, const Options& options)>;
+
 struct Algorithm {
   std::string name;
   Collective collective;
@@ -87,10 +104,18 @@ struct Algorithm {
   bool needs_shared_memory = false;
   // Picks another allreduce per call (auto): the tools' --rings and --methods reach its picks.
   bool picks_others = false;
+  unsigned plan = 0;                 // PlanRole bits
+  TransferFn largest_transfer = {};  // empty: the whole buffer
 };
 
 // Every algorithm, in a stable order (allreduce first).
 const std::vector<Algorithm>& algorithms();
+// Tests only: `a` joins the table, after the shipped algorithms, for the rest of the process,
+// so a test sees a new algorithm planned and priced as a shipped one is. Call it before other
+// threads use the table. Throws InvalidArgument for a name already registered, and past a few
+// such additions per process (references into the table stay valid: it never grows beyond the
+// room it was given at start).
+void register_test_algorithm(Algorithm a);
 // A registered name, or an algorithm string (algorithm_spec.hpp): its algorithm with the
 // string's fields applied to the options it is run and priced with, named by the canonical
 // string (kept for the life of the process). Throws InvalidArgument listing the known names

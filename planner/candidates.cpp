@@ -3,60 +3,101 @@
 #include <algorithm>
 
 #include "algorithms/algorithm_spec.hpp"
-#include "algorithms/dims.hpp"
 #include "algorithms/halving_doubling_steps.hpp"
+#include "algorithms/registry.hpp"
 
 namespace ddl {
 
-std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space) {
-  std::vector<std::string> out = {"ring", "rhd", "rd", "dbtree", "hier"};
-  if (space.both_orders) out.push_back("rhd:order=far");
-  if (ranks == 1) return {"ring"};
+namespace {
+
+// The registered allreduces the planner searches, in registry order.
+std::vector<const Algorithm*> planned(unsigned role) {
+  std::vector<const Algorithm*> out;
+  for (const Algorithm& a : algorithms())
+    if (a.collective == Collective::allreduce && (a.plan & role) != 0) out.push_back(&a);
+  return out;
+}
+
+// Where halving-doubling occurs in `spec`'s schedule, far-first is a variant of its own.
+bool halving_doubling(const Algorithm& a, const AlgorithmSpec& spec) {
+  if ((a.fields & kSpecOrder) == 0) return false;
+  if ((a.fields & kSpecMethods) == 0) return true;
+  return std::find(spec.methods.begin(), spec.methods.end(), IntraMethod::halving_doubling) !=
+         spec.methods.end();
+}
+
+// Every assignment of ring / hd to the dimensions of `dims`, hd where the extent allows it and
+// it differs from ring: on 2 ranks both are one exchange of halves (the same schedule).
+std::vector<std::vector<IntraMethod>> method_assignments(const Dims& dims) {
+  std::vector<std::vector<IntraMethod>> assignments{{}};
+  for (int d = 0; d < dims.count(); ++d) {
+    std::vector<std::vector<IntraMethod>> next;
+    for (const auto& a : assignments) {
+      next.push_back(a);
+      next.back().push_back(IntraMethod::ring);
+      if (is_power_of_two(dims.extent(d)) && dims.extent(d) > 2) {
+        next.push_back(a);
+        next.back().push_back(IntraMethod::halving_doubling);
+      }
+    }
+    assignments = std::move(next);
+  }
+  return assignments;
+}
+
+// `a` over every grid of `ranks`: dims x methods (where it takes them) x rings x order.
+void add_grids(const Algorithm& a, int ranks, const SearchSpace& space,
+               std::vector<std::string>& out) {
   for (const Dims& dims : factorizations(ranks, space.max_dims)) {
     const int k = dims.count();
-    // Every assignment of ring / hd to the dimensions, hd where the extent allows it and it
-    // differs from ring: on 2 ranks both are one exchange of halves (the same schedule).
-    std::vector<std::vector<IntraMethod>> assignments{{}};
-    for (int d = 0; d < k; ++d) {
-      std::vector<std::vector<IntraMethod>> next;
-      for (const auto& a : assignments) {
-        next.push_back(a);
-        next.back().push_back(IntraMethod::ring);
-        if (is_power_of_two(dims.extent(d)) && dims.extent(d) > 2) {
-          next.push_back(a);
-          next.back().push_back(IntraMethod::halving_doubling);
-        }
-      }
-      assignments = std::move(next);
-    }
+    const auto assignments = (a.fields & kSpecMethods) != 0
+                                 ? method_assignments(dims)
+                                 : std::vector<std::vector<IntraMethod>>{{}};
     for (const auto& methods : assignments) {
-      bool hd = false;
-      for (IntraMethod m : methods) hd = hd || m == IntraMethod::halving_doubling;
-      for (const int rings : space.rings) {
-        if (rings > 1 && k < 2) continue;
+      AlgorithmSpec s;
+      s.name = a.name;
+      s.dims = dims;
+      s.methods = methods;
+      const bool hd = halving_doubling(a, s);
+      const std::vector<int> rings = (a.fields & kSpecRings) != 0 ? space.rings : std::vector{1};
+      for (const int r : rings) {
+        if (r > 1 && k < 2) continue;
         for (const HdOrder order : {HdOrder::near, HdOrder::far}) {
           if (order == HdOrder::far && (!hd || !space.both_orders)) continue;
-          AlgorithmSpec s;
-          s.name = "ddl";
-          s.dims = dims;
-          s.methods = methods;
-          if (rings > 1) s.rings = rings;
-          if (order == HdOrder::far) s.order = order;
-          out.push_back(s.to_string());
+          AlgorithmSpec v = s;
+          if (r > 1) v.rings = r;
+          if (order == HdOrder::far) v.order = order;
+          out.push_back(v.to_string());
         }
       }
     }
   }
+}
+
+}  // namespace
+
+std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space) {
+  const std::vector<const Algorithm*> plain = planned(kPlanPlain);
+  if (ranks == 1) {
+    if (!plain.empty()) return {plain.front()->name};
+    const std::vector<const Algorithm*> grids = planned(kPlanGrids);
+    return grids.empty() ? std::vector<std::string>{} : std::vector{grids.front()->name};
+  }
+  std::vector<std::string> out;
+  for (const Algorithm* a : plain) out.push_back(a->name);
+  for (const Algorithm* a : plain)
+    for (const std::string& v : candidate_variants(a->name, space)) out.push_back(v);
+  for (const Algorithm* a : planned(kPlanGrids)) add_grids(*a, ranks, space, out);
   return out;
 }
 
 std::vector<std::string> candidate_variants(const std::string& algo, const SearchSpace& space) {
   const AlgorithmSpec base = parse_algorithm_spec(algo);
-  std::vector<std::string> out;
-  bool hd = base.name == "rhd";
-  for (IntraMethod m : base.methods) hd = hd || m == IntraMethod::halving_doubling;
+  const Algorithm& a = *find_registered(base.name);
+  const bool hd = halving_doubling(a, base);
   std::vector<int> rings{1};
-  if (base.name == "ddl" && base.dims && base.dims->count() >= 2) rings = space.rings;
+  if ((a.fields & kSpecRings) != 0 && base.dims && base.dims->count() >= 2) rings = space.rings;
+  std::vector<std::string> out;
   for (const int r : rings)
     for (const HdOrder order : {HdOrder::near, HdOrder::far}) {
       if (order == HdOrder::far && (!hd || !space.both_orders)) continue;
@@ -68,28 +109,17 @@ std::vector<std::string> candidate_variants(const std::string& algo, const Searc
   return out;
 }
 
+std::vector<std::string> every_size_candidates() {
+  std::vector<std::string> out;
+  for (const Algorithm* a : planned(kPlanEverySize)) out.push_back(a->name);
+  return out;
+}
+
 std::size_t largest_transfer(const std::string& algo, const Dims& grid, std::size_t bytes) {
   const AlgorithmSpec spec = parse_algorithm_spec(algo);
-  const int ranks = grid.rank_count();
-  const auto up = [](std::size_t n, std::size_t d) { return (n + d - 1) / d; };
-  if (spec.name == "ring") return up(bytes, static_cast<std::size_t>(ranks));
-  if (spec.name == "rhd") return is_power_of_two(ranks) ? up(bytes, 2) : bytes;
-  if (spec.name == "ddl") {
-    const Dims dims = spec.dims.value_or(grid);
-    const int k = dims.count();
-    const int rings = spec.rings.value_or(1);
-    // Slice j starts in dimension j mod k: the largest first piece is that of the starting
-    // dimension that divides the slice least.
-    std::size_t divisor = 0;
-    for (int d = 0; d < std::min(rings, k); ++d) {
-      const bool hd = !spec.methods.empty() &&
-                      spec.methods[static_cast<std::size_t>(d)] == IntraMethod::halving_doubling;
-      const auto f = static_cast<std::size_t>(hd ? 2 : dims.extent(d));
-      divisor = divisor == 0 ? f : std::min(divisor, f);
-    }
-    return up(up(bytes, static_cast<std::size_t>(rings)), divisor);
-  }
-  return bytes;
+  const Algorithm& a = *find_registered(spec.name);
+  if (!a.largest_transfer) return bytes;
+  return a.largest_transfer(grid, bytes, spec.apply(Options{}));
 }
 
 std::vector<std::string> segment_variants(const std::string& algo, const Dims& grid,

@@ -1,5 +1,7 @@
 // What the planner searches: every allreduce algorithm string worth pricing for a world of
-// `ranks` ranks. Pure (no backend), so the space is tested alone.
+// `ranks` ranks, taken from the registry (algorithms/registry.hpp): each allreduce's PlanRole
+// says whether it is a candidate and whether its grids are searched, its SpecField bits which
+// variants it has. Pure (no backend), so the space is tested alone.
 #pragma once
 
 #include <cstddef>
@@ -11,31 +13,34 @@
 namespace ddl {
 
 struct SearchSpace {
-  int max_dims = 4;              // ddl's grids: every ordered factorization into <= max_dims
-  std::vector<int> rings{1, 2};  // ddl's ring counts (above 1 only for grids of >= 2 dims)
+  int max_dims = 4;              // grids: every ordered factorization into <= max_dims
+  std::vector<int> rings{1, 2};  // ring counts (above 1 only for grids of >= 2 dims)
   bool both_orders = true;       // halving-doubling near-first and far-first
   // Segment sizes (Options::segment_bytes) tried on the best simulated candidates of a size.
   std::vector<std::size_t> segments{std::size_t{64} << 10, std::size_t{256} << 10,
                                     std::size_t{1} << 20, std::size_t{4} << 20};
 };
 
-// ring, rhd (both orders), rd, dbtree, hier (on the tool's grid), and ddl over every factorization
-// x per-dimension method (hd only on power-of-two extents above 2) x rings x order (where hd
-// occurs), as canonical algorithm strings; no duplicates.
+// In registry order: the name of every kPlanPlain allreduce, then their variants, then every
+// kPlanGrids allreduce over every factorization x per-dimension method (hd only on
+// power-of-two extents above 2: on 2 ranks it is ring's one exchange of halves) x rings x order
+// (where hd occurs), as canonical algorithm strings; no duplicates. On one rank every allreduce
+// returns at once: the first candidate alone.
 std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space);
 
 // The variants of one candidate that `space` adds to its base form (rings 1, near-first): the
-// same algorithm with each other ring count (ddl on >= 2 dims) and far-first (where
-// halving-doubling occurs), alone and combined. The planner prices the base space first and
-// only the variants of what survives, since rings and order refine a grid and method choice.
+// same algorithm with each other ring count (kSpecRings, on its own grid of >= 2 dims) and
+// far-first (kSpecOrder, where halving-doubling occurs), alone and combined. The planner prices
+// the base space first and only the variants of what survives, since rings and order refine a
+// grid and method choice.
 std::vector<std::string> candidate_variants(const std::string& algo, const SearchSpace& space);
 
+// The names priced at every size whatever the anchors ranked (kPlanEverySize), in registry order.
+std::vector<std::string> every_size_candidates();
+
 // An upper bound of the largest transfer one rank makes in `algo`'s allreduce of `bytes` on the
-// machine grid `grid` (its rank count; ddl's and hier's grid when the string names none):
-// ring's block (bytes / ranks), rhd's half on a power of two, ddl's first piece (its slice
-// divided by the extent of the dimension a slice starts in, or 2 where that dimension is hd),
-// and the whole buffer for everything else (rhd's fix-up for non-powers of two, dbtree's and
-// hier's chunks, whose default counts the segment replaces).
+// machine grid `grid`: the algorithm's registered TransferFn with the string's fields applied,
+// or the whole buffer for an algorithm that registers none.
 std::size_t largest_transfer(const std::string& algo, const Dims& grid, std::size_t bytes);
 
 // Segment sizes tried per candidate: the largest ones below its largest transfer. The executor

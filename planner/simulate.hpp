@@ -1,6 +1,6 @@
-// Confirming candidates by simulation: each size's shortlist runs as one timing-only sweep in a
-// child process of its own (SimGrid allows one run of its engine per process; the children
-// inherit the loaded platform and run it once each), several children at a time.
+// Confirming candidates by simulation: each size's candidates run as one timing-only sweep
+// (sim/sweep.hpp) in a child process of its own (sim/isolated.hpp: the children inherit the
+// loaded platform and each runs the engine once), several children at a time.
 #pragma once
 
 #include <cstddef>
@@ -19,8 +19,8 @@ struct SimulationJob {
 };
 
 // Per job, the simulated time (s) of each of its algorithms, in order. At most `parallel`
-// children at once; each is killed after `timeout_s` (then BackendError names the size).
-// `done(finished, total)` is called after each job.
+// children at once; each is killed after `timeout_s`; an error names the size ("simulating 8 B:
+// ..."). `done(finished, total)` is called after each job.
 std::vector<std::vector<double>> simulate_jobs(
     const sim::Platform& platform, const Options& options, const std::vector<SimulationJob>& jobs,
     int parallel, unsigned timeout_s, const std::function<void(std::size_t, std::size_t)>& done);

@@ -100,19 +100,4 @@ void add_workload_fields(harness::RunInfo& info, const harness::WorkloadChoice& 
   info.add("compute_scaling", s.off ? "off" : "on");
 }
 
-ComputeScaling scaling_from_fields(const std::vector<std::pair<std::string, std::string>>& fields) {
-  ComputeScaling s;
-  bool have_flops = false, have_factor = false;
-  for (const auto& [key, value] : fields) {
-    if (key == "platform_gpu_fp32_tflops")
-      have_flops = std::sscanf(value.c_str(), "%lf", &s.platform_flops) == 1;
-    if (key == "compute_scale") have_factor = std::sscanf(value.c_str(), "%lf", &s.factor) == 1;
-    if (key == "compute_scaling") s.off = value == "off";
-  }
-  if (!have_flops || !have_factor)
-    throw BackendError("--sweep: a run's csv has no platform_gpu_fp32_tflops or compute_scale");
-  s.platform_flops *= 1e12;
-  return s;
-}
-
 }  // namespace ddl::sim

@@ -41,10 +41,8 @@ std::vector<std::string> workload_header(const harness::WorkloadChoice& a,
                                          const ComputeScaling& s, const std::string& where);
 
 // The fields of a --workload run after run_info's: workload, sample, reference_gpu,
-// platform_gpu_fp32_tflops, compute_scale (numbers exact: they are read back by --sweep).
+// platform_gpu_fp32_tflops, compute_scale (numbers exact, to the last bit).
 void add_workload_fields(harness::RunInfo& info, const harness::WorkloadChoice& a,
                          const ComputeScaling& s);
-// What add_workload_fields wrote, read back from a child run's csv preamble.
-ComputeScaling scaling_from_fields(const std::vector<std::pair<std::string, std::string>>& fields);
 
 }  // namespace ddl::sim

@@ -68,59 +68,80 @@ int run_workload_mode(const po::variables_map& vm, const harness::CommonOptions&
                       const char* program, const harness::RunInfo& base, std::ostream& out) {
   if (common.check)
     throw InvalidArgument("--check does not go with --workload: workload runs are timing-only");
-  const harness::WorkloadChoice a = harness::read_workload_options(vm, workloads_dir);
-  const int max_gpus = vm.count("sweep-max-gpus") ? vm["sweep-max-gpus"].as<int>() : 0;
-  if (vm.count("sweep-max-gpus") && max_gpus < 1)
-    throw InvalidArgument("--sweep-max-gpus must be at least 1, got " + std::to_string(max_gpus));
-  if (vm["sweep"].as<bool>()) return run_workload_sweep(vm, common, platform_file, a, base, out);
+  WorkloadSetup setup;
+  setup.common = common;
+  setup.choice = harness::read_workload_options(vm, workloads_dir);
+  setup.no_compute_scaling = vm["no-compute-scaling"].as<bool>();
+  setup.program = program;
+  if (vm.count("sweep-max-gpus")) {
+    const int max_gpus = vm["sweep-max-gpus"].as<int>();
+    if (max_gpus < 1)
+      throw InvalidArgument("--sweep-max-gpus must be at least 1, got " + std::to_string(max_gpus));
+    setup.max_gpus = max_gpus;
+  }
+  if (vm["sweep"].as<bool>()) return run_workload_sweep(vm, setup, platform_file, base, out);
 
-  const PlatformFlags platform_flags = read_platform_flags(vm);
+  setup.platform = read_platform_flags(vm);
   const PlatformSource source(platform_file);
-  simgrid::s4u::Engine& engine = start_engine(program, platform_flags.cfg);
-  Platform platform = load_platform(engine, source.xml(), platform_flags.choice);
-  platform.file = source.shown();
-  const ComputeScaling scaling =
-      compute_scaling(a.workload, platform, vm["no-compute-scaling"].as<bool>());
+  const WorkloadOutcome r = simulate_workload(setup, source.xml(), source.shown());
+  const harness::WorkloadChoice& a = setup.choice;
   harness::RunInfo info = base;
-  info.add("platform", platform.file);
-  info.add("gpus", std::to_string(platform.ranks()));
-  add_workload_fields(info, a, scaling);
-  if (vm.count("sweep-max-gpus") && platform.ranks() > max_gpus) {
+  info.add("platform", r.platform);
+  info.add("gpus", std::to_string(r.gpus));
+  add_workload_fields(info, a, r.scaling);
+  if (r.over_limit) {
     // The preamble and the csv header alone: the sweep reads "no rows" as "past the limit".
-    info.header = {"platform " + platform.file + " has " + std::to_string(platform.ranks()) +
-                   " GPUs, more than --sweep-max-gpus " + std::to_string(max_gpus) + ": not run"};
+    info.header = {"platform " + r.platform + " has " + std::to_string(r.gpus) +
+                   " GPUs, more than --sweep-max-gpus " + std::to_string(*setup.max_gpus) +
+                   ": not run"};
     harness::write_workload_report(out, common.format, {}, info, a.workload.sample);
     return 0;
   }
-  const Dims dims = choose_dims(platform, common.dims);
+  info.add("dims", r.dims);
+  info.header = workload_header(
+      a, r.plan, r.effects, r.scaling,
+      "platform " + r.platform + ", " + std::to_string(r.gpus) + " GPUs, dims " + r.dims);
+  harness::write_workload_report(out, common.format, r.rows, info, a.workload.sample, r.notes);
+  return 0;
+}
+
+WorkloadOutcome simulate_workload(const WorkloadSetup& setup, const std::string& xml,
+                                  const std::string& shown) {
+  const harness::WorkloadChoice& a = setup.choice;
+  simgrid::s4u::Engine& engine = start_engine(setup.program.c_str(), setup.platform.cfg);
+  Platform platform = load_platform(engine, xml, setup.platform.choice);
+  platform.file = shown;
+  WorkloadOutcome r;
+  r.platform = platform.file;
+  r.gpus = platform.ranks();
+  r.scaling = compute_scaling(a.workload, platform, setup.no_compute_scaling);
+  if (setup.max_gpus && platform.ranks() > *setup.max_gpus) {
+    r.over_limit = true;
+    return r;
+  }
+  const Dims dims = choose_dims(platform, setup.common.dims);
   WorkloadRunConfig config;
   config.plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
-  scale_compute(config.plan, scaling);
-  config.algos = harness::runnable_algorithms(common, false);  // as ddlsim's sweep: no direct
+  scale_compute(config.plan, r.scaling);
+  config.algos = harness::runnable_algorithms(setup.common, false);  // as ddlsim's sweep: no direct
   require_shared_memory(platform, config.algos);
-  config.options = harness::algorithm_options(common, dims);
+  config.options = harness::algorithm_options(setup.common, dims);
   config.options.cost = platform_costs(platform, dims);
   config.effects = a.effects;
   config.dtype = a.dtype;
   if (!a.effects_off && !a.interference_flag)
     config.effects.interference = platform_interference(platform);
-  config.iters = common.iters;
-  config.warmup = common.warmup;
-  info.add("dims", dims.to_string());
-  info.header =
-      workload_header(a, config.plan, config.effects, scaling,
-                      "platform " + platform.file + ", " + std::to_string(platform.ranks()) +
-                          " GPUs, dims " + dims.to_string());
+  config.iters = setup.common.iters;
+  config.warmup = setup.common.warmup;
+  r.dims = dims.to_string();
+  r.plan = config.plan;
+  r.effects = config.effects;
   // One simulation gives every row at its end (its progress is on stderr meanwhile).
-  std::vector<harness::WorkloadRow> rows;
-  for (const WorkloadResult& r : run_workload(platform, config))
-    rows.push_back(
-        {platform.ranks(), r.algo, dims.to_string(), a.batch, r.iteration_s, r.compute_s});
-  std::vector<std::string> notes;
+  for (const WorkloadResult& w : run_workload(platform, config))
+    r.rows.push_back({platform.ranks(), w.algo, r.dims, a.batch, w.iteration_s, w.compute_s});
   if (const std::string note = extrapolation_note(*platform.extrapolation); !note.empty())
-    notes.push_back(note);
-  harness::write_workload_report(out, common.format, rows, info, a.workload.sample, notes);
-  return 0;
+    r.notes.push_back(note);
+  return r;
 }
 
 }  // namespace ddl::sim

@@ -1,8 +1,5 @@
 #include "tools/ddlsim/workload_sweep.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +10,7 @@
 
 #include "algorithms/error.hpp"
 #include "harness/progress.hpp"
+#include "sim/isolated.hpp"
 #include "tools/ddlsim/platform_options.hpp"
 #include "tools/ddlsim/workload_header.hpp"
 #include "workloads/workload_report.hpp"
@@ -95,108 +93,56 @@ std::vector<Member> description_family(const std::string& description,
   return members;
 }
 
-// Runs this program again (one SimGrid Engine per process) and returns its stdout; its stderr
-// goes straight to ours, so a failing size explains itself.
-std::string run_self(const std::vector<std::string>& args, const std::string& name) {
-  int out[2];
-  if (pipe(out) != 0) throw BackendError("--sweep: pipe failed");
-  std::vector<char*> argv;  // built before the fork: the child only execs
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) throw BackendError("--sweep: fork failed");
-  if (pid == 0) {
-    dup2(out[1], STDOUT_FILENO);
-    close(out[0]);
-    close(out[1]);
-    execv("/proc/self/exe", argv.data());
-    _exit(127);
-  }
-  close(out[1]);
-  std::string text;
-  char buf[4096];
-  for (ssize_t n; (n = read(out[0], buf, sizeof buf)) > 0;)
-    text.append(buf, static_cast<std::size_t>(n));
-  close(out[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw BackendError("--sweep: the run on " + name + " failed (see its message above)");
-  return text;
+// What a size's child sends back: how its compute was scaled, whether it ran, its rows.
+std::string outcome_json(const WorkloadOutcome& r) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const harness::WorkloadRow& row : r.rows)
+    rows.push_back({{"gpus", row.gpus},
+                    {"algo", row.algo},
+                    {"dims", row.dims},
+                    {"batch", row.batch},
+                    {"iteration_s", row.iteration_s},
+                    {"compute_s", row.compute_s}});
+  const nlohmann::json j = {{"scale", r.scaling.factor},
+                            {"platform_flops", r.scaling.platform_flops},
+                            {"scaling_off", r.scaling.off},
+                            {"over_limit", r.over_limit},
+                            {"rows", rows}};
+  return j.dump();
 }
 
-// The child's command line: this run's workload flags on one platform file, as csv.
-std::vector<std::string> child_arguments(const po::variables_map& vm,
-                                         const harness::CommonOptions& common,
-                                         const harness::WorkloadChoice& a,
-                                         const std::string& platform) {
-  std::vector<std::string> args = {"ddlsim",
-                                   "--platform",
-                                   platform,
-                                   "--workload",
-                                   a.file,
-                                   "--batch",
-                                   std::to_string(a.batch),
-                                   "--bucket",
-                                   vm["bucket"].as<std::string>(),
-                                   "--first-bucket",
-                                   vm["first-bucket"].as<std::string>(),
-                                   "-d",
-                                   vm["dtype"].as<std::string>(),
-                                   "--algo",
-                                   vm["algo"].as<std::string>(),
-                                   "--segment",
-                                   vm["segment"].as<std::string>(),
-                                   "-n",
-                                   std::to_string(common.iters),
-                                   "-w",
-                                   std::to_string(common.warmup),
-                                   "--format",
-                                   "csv"};
-  if (!vm["rings"].defaulted()) {  // given only when given: no algorithm of --algo may take it
-    args.push_back("--rings");
-    args.push_back(std::to_string(common.rings));
-  }
-  for (const char* flag :
-       {"jitter", "seed", "interference", "bucket-launch", "data-loading", "memory-bandwidth"})
-    if (vm.count(flag)) {
-      args.push_back(std::string("--") + flag);
-      args.push_back(vm[flag].as<std::string>());
-    }
-  if (a.effects_off) args.push_back("--no-effects");
-  if (vm["no-compute-scaling"].as<bool>()) args.push_back("--no-compute-scaling");
-  if (vm.count("cfg"))
-    for (const std::string& c : vm["cfg"].as<std::vector<std::string>>()) {
-      args.push_back("--cfg");
-      args.push_back(c);
-    }
-  if (vm.count("sweep-max-gpus")) {
-    args.push_back("--sweep-max-gpus");
-    args.push_back(std::to_string(vm["sweep-max-gpus"].as<int>()));
-  }
-  return args;
+WorkloadOutcome outcome_from_json(const std::string& text) {
+  const nlohmann::json j = nlohmann::json::parse(text);
+  WorkloadOutcome r;
+  r.scaling.factor = j.at("scale").get<double>();
+  r.scaling.platform_flops = j.at("platform_flops").get<double>();
+  r.scaling.off = j.at("scaling_off").get<bool>();
+  r.over_limit = j.at("over_limit").get<bool>();
+  for (const nlohmann::json& row : j.at("rows"))
+    r.rows.push_back({row.at("gpus").get<int>(), row.at("algo").get<std::string>(),
+                      row.at("dims").get<std::string>(), row.at("batch").get<std::size_t>(),
+                      row.at("iteration_s").get<double>(), row.at("compute_s").get<double>()});
+  return r;
 }
 
 }  // namespace
 
-int run_workload_sweep(const po::variables_map& vm, const harness::CommonOptions& common,
-                       const std::string& platform_file, const harness::WorkloadChoice& a,
-                       harness::RunInfo info, std::ostream& out) {
-  if (common.dims)
+int run_workload_sweep(const po::variables_map& vm, WorkloadSetup setup,
+                       const std::string& platform_file, harness::RunInfo info, std::ostream& out) {
+  if (setup.common.dims)
     throw InvalidArgument(
         "--dims does not go with --sweep: each size runs on its own natural grid");
-  if (!common.methods.empty())
+  if (!setup.common.methods.empty())
     throw InvalidArgument(
         "--methods does not go with --sweep: each size runs on its own natural grid");
   if (vm.count("hostfile"))
     throw InvalidArgument(
         "--hostfile does not go with --sweep: each size of the family has its own hosts");
-  const std::optional<int> max_gpus = vm.count("sweep-max-gpus")
-                                          ? std::optional<int>(vm["sweep-max-gpus"].as<int>())
-                                          : std::nullopt;
+  setup.platform = read_platform_flags(vm);
+  const harness::WorkloadChoice& a = setup.choice;
   const bool described = is_description(platform_file);
   const std::vector<Member> members =
-      described ? description_family(platform_file, max_gpus) : file_family(platform_file);
+      described ? description_family(platform_file, setup.max_gpus) : file_family(platform_file);
   if (members.empty())
     throw InvalidArgument("--sweep: no platform named like '" + platform_file + "' found");
   std::string sizes;
@@ -214,33 +160,33 @@ int run_workload_sweep(const po::variables_map& vm, const harness::CommonOptions
   for (const Member& member : members) {
     std::optional<PlatformSource> generated;
     if (member.nodes) generated.emplace(platform_file, member.nodes);
-    const harness::WorkloadCsv csv = harness::parse_workload_csv(
-        run_self(child_arguments(vm, common, a, generated ? generated->xml() : member.file),
-                 member.name()),
-        a.batch);
+    const std::string xml = generated ? generated->xml() : member.file;
+    const WorkloadOutcome size = outcome_from_json(
+        run_isolated({"the run on " + member.name(),
+                      [&] { return outcome_json(simulate_workload(setup, xml, xml)); }},
+                     kSweepSizeTimeoutSeconds));
     progress.step(member.name());
-    const ComputeScaling scaling = scaling_from_fields(csv.fields);
     if (!first) {
       // The header waits for the first size: how its compute was scaled is the child's to say.
-      first = scaling;
+      first = size.scaling;
       harness::IterationPlan plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
-      scale_compute(plan, scaling);
+      scale_compute(plan, size.scaling);
       info.add("platform", platform_file);
-      add_workload_fields(info, a, scaling);
-      info.header = workload_header(a, plan, a.effects, scaling, where);
-      report.emplace(out, common.format, info, a.workload.sample);
-    } else if (scaling.factor != first->factor) {
+      add_workload_fields(info, a, size.scaling);
+      info.header = workload_header(a, plan, a.effects, size.scaling, where);
+      report.emplace(out, setup.common.format, info, a.workload.sample);
+    } else if (size.scaling.factor != first->factor) {
       notes.push_back("compute on " + member.name() + ": scaled x" +
-                      std::to_string(scaling.factor) + " (a GPU of another speed)");
+                      std::to_string(size.scaling.factor) + " (a GPU of another speed)");
     }
-    // No rows: this size is over --sweep-max-gpus, and so is every larger one.
-    if (csv.rows.empty()) {
+    // This size is over --sweep-max-gpus, and so is every larger one.
+    if (size.over_limit) {
       notes.push_back("not run: " + member.name() + " and larger, over --sweep-max-gpus " +
-                      std::to_string(max_gpus.value_or(0)) + " GPUs");
+                      std::to_string(setup.max_gpus.value_or(0)) + " GPUs");
       break;
     }
     progress.end_line();
-    for (const harness::WorkloadRow& r : csv.rows) report->add(r);
+    for (const harness::WorkloadRow& r : size.rows) report->add(r);
   }
   report->finish(notes);
   return 0;

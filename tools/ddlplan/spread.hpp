@@ -1,0 +1,23 @@
+// ddlplan under mpirun (`mpirun -np N ddlplan ...`): every rank prices the same candidates
+// (pricing is deterministic) and simulates its share of each stage's sizes (size k on rank k
+// mod N, with its own --jobs children); the times are exchanged so every rank goes on with all
+// of them, and rank 0 reports progress and writes the plan: the same file as one process writes.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "planner/simulate.hpp"
+#include "tools/sim_ranks/sweep_mpi.hpp"
+
+namespace ddl::planner {
+
+// Simulates this rank's share of `jobs` (planner/simulate.hpp) and returns every job's times,
+// from all ranks. `done` counts this rank's share. One rank: simulate_jobs itself.
+std::vector<std::vector<double>> simulate_spread(
+    const sim::SweepRanks& ranks, const sim::Platform& platform, const Options& options,
+    const std::vector<SimulationJob>& jobs, int parallel, unsigned timeout_s,
+    const std::function<void(std::size_t, std::size_t)>& done);
+
+}  // namespace ddl::planner
