@@ -37,8 +37,9 @@ extern "C" void remove_temps_and_end(int sig) {
 // Signals only where the action is the default (the signal would end the process): a program
 // with its own handler (Python's SIGINT, an MPI runtime's) decides itself. Looked at for every
 // file, so a handler reset to the default since (a forked child's) is covered too. A handler that
-// ends the process with exit() (SimGrid's SIGINT prints the actors' state, then exits) skips the
-// destructors: atexit covers that path.
+// ends the process with exit() skips the destructors: atexit covers that path. (SimGrid's own
+// SIGINT handler is one, and it may abort inside exit(): the simulator keeps it from being set,
+// sim/platform_engine.cpp.)
 void install_cleanup_handlers() {
   static std::atomic<bool> at_exit{false};
   if (!at_exit.exchange(true)) std::atexit(remove_temps);

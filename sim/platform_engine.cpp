@@ -1,4 +1,6 @@
 // start_engine (sim/platform.hpp): the process's Engine, the project's network model, --cfg.
+#include <signal.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -95,7 +97,14 @@ simgrid::s4u::Engine& start_engine(const char* program, const std::vector<std::s
   static std::string quiet_actor = "--log=s4u_actor.thresh:warning";
   static char* argv[] = {name.data(), quiet_cfg.data(), quiet_actor.data(), nullptr};
   static int argc = 3;
+  // SimGrid sets its own SIGINT handler, which prints every actor's state and calls exit() from
+  // the handler: exit's destructors then run under a simulation in progress and may abort
+  // (status 134), before the cleanup of temporary files runs (harness/temp_cleanup.hpp). Ctrl-C
+  // keeps the action it had before the engine existed: the default, or the program's own.
+  struct sigaction sigint_before {};
+  ::sigaction(SIGINT, nullptr, &sigint_before);
   static simgrid::s4u::Engine engine(&argc, argv);
+  ::sigaction(SIGINT, &sigint_before, nullptr);
   simgrid::s4u::Engine::set_config("network/model:CM02");
   // In 3.32 a TCP-gamma of 0 stalls every flow instead of disabling the window: use a huge one.
   simgrid::s4u::Engine::set_config("network/TCP-gamma:1e18");

@@ -3,15 +3,15 @@
 # neither its trace nor the hidden temporary file the trace is written to until it is complete
 # (harness/output_file.hpp).
 set -u
-# Job control: a background job of a non-interactive shell would start with SIGINT ignored, and
-# an ignored signal cannot interrupt it (the run would finish, status 0). Ctrl-C reaches a
-# foreground run with its default action; so does this one.
-set -m
+# A background job of a non-interactive shell starts with SIGINT ignored (and the shell has no
+# job control without a terminal), so the run would ignore it and finish, status 0. Ctrl-C
+# reaches a foreground run whose SIGINT has its default action: `env --default-signal=INT` starts
+# this one so.
 ddlsim=$1 platform=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for sig in TERM INT; do
-  "$ddlsim" --platform "$platform" --algo ring -b 64M -e 256M --trace "$tmp/t.csv" \
+  env --default-signal=INT "$ddlsim" --platform "$platform" --algo ring -b 64M -e 256M --trace "$tmp/t.csv" \
     >/dev/null 2>&1 &
   pid=$!
   # Wait (at most 60 s) until the temporary file is there: the run has started writing.
