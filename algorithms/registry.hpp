@@ -99,7 +99,7 @@ struct Algorithm {
   CostFn cost;
   std::string summary;  // one line for --help
   unsigned fields = 0;  // SpecField bits
-  // Runs only where every rank reaches every other's memory (Communicator::shares_memory_with):
+  // Runs only where every rank reaches every other's memory (OneSided::shares_memory_with):
   // `--algo all` leaves it out elsewhere.
   bool needs_shared_memory = false;
   // Picks another allreduce per call (auto): the tools' --rings and --methods reach its picks.
