@@ -2,8 +2,19 @@
 // from cli.hpp, which parses --format, so the report library needs no command-line parser.
 #pragma once
 
+#include <cstdio>
+#include <string>
+
 namespace ddl::harness {
 
 enum class Format { table, csv, json };
+
+// One number as printf's `format` spells it ("%.3f"): every report cell goes through here, so
+// the digits a format keeps are said once per column, where the column is written.
+inline std::string printed(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
 
 }  // namespace ddl::harness

@@ -35,15 +35,9 @@ Row make_row(std::size_t bytes, DType type, ReduceOp op, const std::string& algo
 
 namespace {
 
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 // Microseconds with picosecond resolution: simulated times are exact, keep their digits.
 std::string us(double seconds) {
-  return fmt("%.6f", seconds * 1e6);
+  return printed("%.6f", seconds * 1e6);
 }
 
 // RFC 4180: a field holding a comma or a quote is quoted, its quotes doubled. Algorithm strings
@@ -59,11 +53,11 @@ std::string csv_line(const Row& r) {
   std::string line = std::to_string(r.bytes) + ',' + std::to_string(r.count) + ',' +
                      std::string(to_string(r.type)) + ',' + std::string(to_string(r.op)) + ',' +
                      csv_field(r.algo) + ',' + csv_field(r.dims) + ',' + us(r.time_s) + ',' +
-                     fmt("%.6f", r.algbw_gbs) + ',' + fmt("%.6f", r.busbw_gbs);
+                     printed("%.6f", r.algbw_gbs) + ',' + printed("%.6f", r.busbw_gbs);
   line += ',' + (r.model_s ? us(*r.model_s) : "");
   line += ',' + (r.wrong ? std::to_string(*r.wrong) : "");
   line += ',' + (r.mpi_time_s ? us(*r.mpi_time_s) : "");
-  line += ',' + (r.mpi_busbw_gbs ? fmt("%.6f", *r.mpi_busbw_gbs) : "");
+  line += ',' + (r.mpi_busbw_gbs ? printed("%.6f", *r.mpi_busbw_gbs) : "");
   return line + ',' + csv_field(r.chosen);
 }
 

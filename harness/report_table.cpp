@@ -4,16 +4,11 @@
 #include <cstdio>
 
 #include "algorithms/error.hpp"
+#include "harness/format.hpp"
 
 namespace ddl::harness {
 
 namespace {
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
 
 // Right-aligned in `width` columns (never truncated).
 std::string pad(const std::string& text, std::size_t width) {
@@ -108,13 +103,14 @@ void TableLines::print(const Key& k) {
     const Row& r = it->second;
     std::snprintf(buf, sizeof buf, " %12.2f %8.2f %8.2f", r.time_s * 1e6, r.algbw_gbs, r.busbw_gbs);
     line += buf;
-    if (columns_.model) cell(line, r.model_s ? fmt("%12.2f", *r.model_s * 1e6) : "N/A", 12);
+    if (columns_.model) cell(line, r.model_s ? printed("%12.2f", *r.model_s * 1e6) : "N/A", 12);
     cell(line, r.wrong ? std::to_string(*r.wrong) : "N/A", 8);
     if (r.mpi_time_s && !baseline) baseline = &r;
   }
   if (columns_.mpi) {
-    cell(line, baseline ? fmt("%12.2f", *baseline->mpi_time_s * 1e6) : "N/A", 12);
-    cell(line, baseline && baseline->mpi_busbw_gbs ? fmt("%8.2f", *baseline->mpi_busbw_gbs) : "N/A",
+    cell(line, baseline ? printed("%12.2f", *baseline->mpi_time_s * 1e6) : "N/A", 12);
+    cell(line,
+         baseline && baseline->mpi_busbw_gbs ? printed("%8.2f", *baseline->mpi_busbw_gbs) : "N/A",
          8);
   }
   out_ << line << '\n';
@@ -128,7 +124,7 @@ void TableLines::finish() {
   for (const std::string& a : algos_)
     if (busbw_sum_[a].second)
       out_ << "# " << a << ": avg bus bandwidth "
-           << fmt("%.3f", busbw_sum_[a].first / busbw_sum_[a].second) << " GB/s\n";
+           << printed("%.3f", busbw_sum_[a].first / busbw_sum_[a].second) << " GB/s\n";
 }
 
 }  // namespace ddl::harness

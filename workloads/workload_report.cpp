@@ -6,21 +6,16 @@
 #include <sstream>
 
 #include "algorithms/error.hpp"
+#include "harness/format.hpp"
 #include "harness/output_file.hpp"
 
 namespace ddl::harness {
 
 namespace {
 
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
-
 // Milliseconds with picosecond resolution: simulated times are exact, keep their digits.
 std::string ms(double seconds) {
-  return fmt("%.9f", seconds * 1e3);
+  return printed("%.9f", seconds * 1e3);
 }
 
 constexpr const char* kCsvStart = "gpus,algo,dims,iter_ms,compute_ms,exposed_comm_ms,";
@@ -71,7 +66,7 @@ void WorkloadReportWriter::add(const WorkloadRow& r) {
   if (format_ == Format::csv) {
     out_ << r.gpus << ',' << r.algo << ',' << r.dims << ',' << ms(r.iteration_s) << ','
          << ms(r.compute_s) << ',' << ms(r.exposed_comm_s()) << ','
-         << fmt("%.3f", r.samples_per_s()) << ',' << fmt("%.6f", r.efficiency()) << '\n'
+         << printed("%.3f", r.samples_per_s()) << ',' << printed("%.6f", r.efficiency()) << '\n'
          << std::flush;
     check_stdout_written(out_);
     return;

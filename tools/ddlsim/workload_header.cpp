@@ -4,17 +4,14 @@
 #include <simgrid/s4u/Host.hpp>
 
 #include "algorithms/error.hpp"
+#include "harness/format.hpp"
 #include "harness/sizes.hpp"
 
 namespace ddl::sim {
 
 namespace {
 
-std::string printed(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
+using harness::printed;
 
 std::string ms(double seconds) {
   return printed("%.3f", seconds * 1e3) + " ms";
