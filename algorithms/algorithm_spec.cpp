@@ -10,6 +10,8 @@ namespace ddl {
 namespace {
 
 constexpr long long kMaxRings = 1024;
+constexpr long long kMaxChannels = 64;
+constexpr long long kMaxChunks = 1024;
 
 std::vector<std::string_view> split(std::string_view text, char sep) {
   std::vector<std::string_view> parts;
@@ -130,6 +132,14 @@ class Parser {
       take(algo, kSpecRings, kv, "rings");
       if (spec.rings) fail(kv, "is given twice");
       spec.rings = static_cast<int>(integer(kv, value, 1, kMaxRings));
+    } else if (key == "channels") {
+      take(algo, kSpecChannels, kv, "channels");
+      if (spec.channels) fail(kv, "is given twice");
+      spec.channels = static_cast<int>(integer(kv, value, 1, kMaxChannels));
+    } else if (key == "chunks") {
+      take(algo, kSpecChunks, kv, "chunks");
+      if (spec.chunks) fail(kv, "is given twice");
+      spec.chunks = static_cast<int>(integer(kv, value, 1, kMaxChunks));
     } else if (key == "segment") {
       if (spec.segment_bytes) fail(kv, "is given twice");
       spec.segment_bytes =
@@ -144,7 +154,7 @@ class Parser {
       else
         fail(kv, "needs near or far");
     } else {
-      fail(kv, "has an unknown key (known: rings, segment, order)");
+      fail(kv, "has an unknown key (known: rings, channels, chunks, segment, order)");
     }
   }
 
@@ -154,7 +164,7 @@ class Parser {
 }  // namespace
 
 bool AlgorithmSpec::plain() const {
-  return !dims && methods.empty() && !rings && !segment_bytes && !order;
+  return !dims && methods.empty() && !rings && !channels && !chunks && !segment_bytes && !order;
 }
 
 std::string AlgorithmSpec::to_string() const {
@@ -168,6 +178,8 @@ std::string AlgorithmSpec::to_string() const {
   std::string keys;
   const auto add = [&](const std::string& kv) { keys += (keys.empty() ? "" : ",") + kv; };
   if (rings) add("rings=" + std::to_string(*rings));
+  if (channels) add("channels=" + std::to_string(*channels));
+  if (chunks) add("chunks=" + std::to_string(*chunks));
   if (segment_bytes) add("segment=" + std::to_string(*segment_bytes));
   if (order) add(std::string("order=") + (*order == HdOrder::near ? "near" : "far"));
   if (!keys.empty()) s += ":" + keys;
@@ -178,6 +190,8 @@ Options AlgorithmSpec::apply(Options base) const {
   if (dims) base.dims = *dims;
   if (!methods.empty()) base.methods = methods;
   if (rings) base.rings = *rings;
+  if (channels) base.channels = *channels;
+  if (chunks) base.chunks = *chunks;
   if (segment_bytes) base.segment_bytes = *segment_bytes;
   if (order) base.hd_order = *order;
   return base;

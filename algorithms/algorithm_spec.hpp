@@ -5,7 +5,9 @@
 //                                                     rhd:order=far    ring:segment=1048576
 //   dims     the algorithm's grid (ddl, hier), innermost first: 4x8x8
 //   methods  ddl's exchange per dimension, one per dimension: ring or hd
-//   keys     rings=N (ddl, 1..1024), segment=BYTES (every algorithm; 0 = whole transfers),
+//   keys     rings=N (ddl, 1..1024), channels=N (ring, 1..64: rail-aware channels,
+//            allreduce_ring.cpp), chunks=N (ddl, 1..1024: the dimensions pipelined over N
+//            chunks, allreduce_ddl.cpp), segment=BYTES (every algorithm; 0 = whole transfers),
 //            order=near|far (rhd, ddl: halving-doubling's distances, allreduce_rhd.cpp)
 // Fields come in that order, each at most once; what a field overrides is the tool's flag of
 // the same name for that algorithm only. A list (--algo a,b) is split by split_algorithm_list.
@@ -27,11 +29,14 @@ struct AlgorithmSpec {
   std::optional<Dims> dims;
   std::vector<IntraMethod> methods;  // empty: not given
   std::optional<int> rings;
+  std::optional<int> channels;
+  std::optional<int> chunks;
   std::optional<std::size_t> segment_bytes;
   std::optional<HdOrder> order;
 
   bool plain() const;  // the name alone
-  // The canonical string: fields in the order above, keys rings, segment, order.
+  // The canonical string: fields in the order above, keys rings, channels, chunks, segment,
+  // order.
   std::string to_string() const;
   // `base` with this spec's fields overriding it.
   Options apply(Options base) const;

@@ -29,7 +29,7 @@ namespace {
 struct ChoiceKey {
   std::vector<int> dims;
   std::size_t bytes = 0;
-  int rings = 1;
+  int rings = 1, channels = 1, chunks = 1;
   std::size_t segment_bytes = 0;
   HdOrder order = HdOrder::near;
   double gamma = 0;
@@ -44,9 +44,10 @@ struct ChoiceKey {
           return false;
       return true;
     };
-    return dims == o.dims && bytes == o.bytes && rings == o.rings &&
-           segment_bytes == o.segment_bytes && order == o.order && gamma == o.gamma &&
-           methods == o.methods && links.size() == o.links.size() && same_links();
+    return dims == o.dims && bytes == o.bytes && rings == o.rings && channels == o.channels &&
+           chunks == o.chunks && segment_bytes == o.segment_bytes && order == o.order &&
+           gamma == o.gamma && methods == o.methods && links.size() == o.links.size() &&
+           same_links();
   }
 };
 
@@ -56,6 +57,8 @@ struct ChoiceKeyHash {
     auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
     for (int d : k.dims) mix(static_cast<std::size_t>(d));
     mix(static_cast<std::size_t>(k.rings));
+    mix(static_cast<std::size_t>(k.channels));
+    mix(static_cast<std::size_t>(k.chunks));
     mix(k.segment_bytes);
     mix(static_cast<std::size_t>(k.order));
     mix(std::hash<double>{}(k.gamma));
@@ -80,6 +83,8 @@ const Algorithm& choose(const Dims& dims, const CostParams& c, std::size_t bytes
   key.dims = dims.extents();
   key.bytes = bytes;
   key.rings = o.rings;
+  key.channels = o.channels;
+  key.chunks = o.chunks;
   key.segment_bytes = o.segment_bytes;
   key.order = o.hd_order;
   key.gamma = c.gamma;

@@ -12,10 +12,20 @@ namespace ddl {
 // concurrent slices keep different link classes busy at the same time).
 std::vector<int> ddl_dimension_order(int slice, int dims);
 
-// One schedule per slice (options.rings of them) for `rank` on grid `dims`, over a buffer of
-// `count` elements. Throws InvalidArgument for rings < 1, a methods list whose length is not
-// dims.count(), or halving-doubling on a dimension whose extent is not a power of two.
+// The 2k phases (reduce-scatters along slice `slice`'s order, then allgathers back) of `rank`
+// on grid `dims` over `range` of the buffer.
+std::vector<Schedule> ddl_phases(const Dims& dims, int rank, int slice, Block range,
+                                 std::size_t elem_size, const Options& options);
+
+// One schedule per chunk of each slice (options.rings x options.chunks of them, slice-major)
+// for `rank` on grid `dims`, over a buffer of `count` elements. Throws InvalidArgument for
+// rings < 1, chunks < 1, a methods list whose length is not dims.count(), or halving-doubling
+// on a dimension whose extent is not a power of two.
 std::vector<Schedule> ddl_schedules(const Dims& dims, int rank, std::size_t count,
                                     std::size_t elem_size, const Options& options);
+
+// The gates of ddl_schedules' pipeline (schedule.hpp): none for one chunk (a lockstep play);
+// else chunk k of a slice starts once chunk k-1 has played its first phase.
+std::vector<Gate> ddl_gates(const Dims& dims, const Options& options);
 
 }  // namespace ddl

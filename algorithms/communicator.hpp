@@ -69,6 +69,12 @@ class Communicator {
   virtual void wait_all(std::span<Request> rs) {
     for (Request& r : rs) wait(r);
   }
+  // Blocks until one pending request of `rs` completes, resets it to the null request and
+  // returns its index (the lowest one where several are complete). Bounded as wait(). At least
+  // one must be pending. The executor's independent play (schedule.hpp: ExecOptions::gates)
+  // needs it: waiting on one chosen request while another schedule's could complete can
+  // deadlock two ranks whose schedules progress in different orders.
+  virtual std::size_t wait_any(std::span<Request> rs) = 0;
 
   // Local work on this rank's memory. avg is never passed here: algorithms reduce with sum and
   // call divide() once at the end.

@@ -1,6 +1,7 @@
 #include "algorithms/cost_model.hpp"
 
 #include <string>
+#include <vector>
 
 #include "algorithms/error.hpp"
 #include "algorithms/one_sided.hpp"
@@ -18,6 +19,28 @@ CostQuery make_query(const Dims& dims, const CostParams& c, std::size_t bytes, c
     throw InvalidArgument("cost model: a topology of " + std::to_string(topology->ranks()) +
                           " ranks for dims '" + dims.to_string() + "'");
   return CostQuery{dims, bytes, o, c, topology};
+}
+
+// Chunks smaller than this are not weighed: below it the model's pipeline (chunks queueing at
+// the busiest dimension, allreduce_ddl.cpp) misses the latencies a chunk waits out, by 10-20 %
+// at 2 MiB on DGX clusters (experiments/results/fabrics/), where within 10 % from 4 MiB.
+constexpr std::size_t kSmallestChunk = std::size_t{4} << 20;
+
+// What auto weighs of algorithm `a`: its name alone and, on a grid of nodes (two dimensions or
+// more) where the caller left them at one, one channel per GPU of a node (ring) and its
+// dimensions pipelined over chunks of at least kSmallestChunk (ddl): the fabrics of today's
+// machines need both to reach their NICs' bandwidth, and the model prices each.
+std::vector<std::string> variants(const Algorithm& a, const Dims& dims, std::size_t bytes,
+                                  const Options& o) {
+  std::vector<std::string> names = {a.name};
+  if (dims.count() < 2) return names;
+  if ((a.fields & kSpecChannels) && o.channels == 1 && dims.extent(0) > 1)
+    names.push_back(a.name + ":channels=" + std::to_string(dims.extent(0)));
+  if ((a.fields & kSpecChunks) && o.chunks == 1)
+    for (int chunks : {4, 8, 16, 32})
+      if (bytes / static_cast<std::size_t>(chunks) >= kSmallestChunk)
+        names.push_back(a.name + ":chunks=" + std::to_string(chunks));
+  return names;
 }
 
 }  // namespace
@@ -43,10 +66,16 @@ std::string best_allreduce(const Dims& dims, const CostParams& c, std::size_t by
   for (const Algorithm& a : algorithms()) {
     if (a.collective != Collective::allreduce || a.name == "auto") continue;
     if (a.needs_shared_memory && !shared) continue;
-    const double t = dims.rank_count() == 1 || bytes == 0 ? 0 : a.cost(q);
-    if (best.empty() || t < best_time * (1 - kTie)) {
-      best = a.name;
-      best_time = t;
+    if (dims.rank_count() == 1 || bytes == 0) {
+      if (best.empty()) best = a.name;
+      continue;
+    }
+    for (const std::string& name : variants(a, dims, bytes, o)) {
+      const double t = find_algorithm(name).cost(q);
+      if (best.empty() || t < best_time * (1 - kTie)) {
+        best = name;
+        best_time = t;
+      }
     }
   }
   return best;

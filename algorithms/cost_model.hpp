@@ -32,7 +32,9 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& par
 
 // The allreduce algorithm with the least model_time (excluding auto itself, and those that need
 // shared memory unless every link class of `params` is); ties go to the earlier entry of the
-// table.
+// table. On a grid of two dimensions or more it also weighs ring with a channel per GPU of a
+// node and ddl pipelined over 4..32 chunks of at least 4 MiB, and answers with the algorithm
+// string ("ring:channels=8", "ddl:chunks=16") when one of them is least.
 std::string best_allreduce(const Dims& dims, const CostParams& params, std::size_t bytes,
                            const Options& options, const Topology* topology = nullptr);
 

@@ -33,6 +33,7 @@ class ForwardingCommunicator : public Communicator {
   Request irecv(int peer, MutView data, int tag) override { return inner_.irecv(peer, data, tag); }
   void wait(Request& r) override { inner_.wait(r); }
   void wait_all(std::span<Request> rs) override { inner_.wait_all(rs); }
+  std::size_t wait_any(std::span<Request> rs) override { return inner_.wait_any(rs); }
   void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override {
     inner_.reduce(inout, in, type, op);
   }

@@ -33,6 +33,12 @@ struct Options {
   std::size_t segment_bytes = 0;
   // ddl: number of concurrent rotated-order slices (>= 1).
   int rings = 1;
+  // ring: channels, each a ring over every rank in its own order that crosses between nodes
+  // (dims' innermost dimension) through its own GPU, so through its own NIC (>= 1).
+  int channels = 1;
+  // ddl: chunks the buffer is pipelined over, each walking the dimensions as a schedule of its
+  // own, a chunk starting once the previous one has left the first dimension (>= 1).
+  int chunks = 1;
   // ddl: per-dimension method; empty = ring everywhere; else one entry per dimension.
   std::vector<IntraMethod> methods;
   // rhd and ddl's hd dimensions: the order of the reduce-scatter's distances.
@@ -73,7 +79,14 @@ using CostFn = std::function<double(const CostQuery&)>;
 // One entry of the table: the runner and, beside it, its cost (the table `auto` takes the
 // argmin over, NCCL's cost-table shape).
 // The fields of an algorithm string (algorithm_spec.hpp) an algorithm takes beyond segment.
-enum SpecField : unsigned { kSpecDims = 1, kSpecMethods = 2, kSpecRings = 4, kSpecOrder = 8 };
+enum SpecField : unsigned {
+  kSpecDims = 1,
+  kSpecMethods = 2,
+  kSpecRings = 4,
+  kSpecOrder = 8,
+  kSpecChannels = 16,
+  kSpecChunks = 32,
+};
 
 // What the planner (planner/candidates.hpp) searches of an allreduce; none: not a candidate
 // (auto picks others, direct needs shared memory). The variants of each candidate follow from

@@ -50,24 +50,39 @@ Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, 
 
 void run_ring(Communicator& comm, MutView buffer, DType type, ReduceOp op, const Group& group,
               Block range, bool reduce_scatter, const ExecOptions& options) {
+  const RingLane lane{group, range};
+  run_rings(comm, buffer, type, op, std::span(&lane, 1), reduce_scatter, options);
+}
+
+void run_rings(Communicator& comm, MutView buffer, DType type, ReduceOp op,
+               std::span<const RingLane> lanes, bool reduce_scatter, const ExecOptions& options) {
   const std::size_t elem = dtype_size(type);
-  const std::size_t total = group.size() > 1 ? static_cast<std::size_t>(group.size() - 1) : 0;
-  ExecOptions exec = options;
+  std::size_t total = 0;
   // Every member's steps are one run (same peers, blocks within one element) when every block
-  // holds an element: an empty block sends no message, so with fewer elements than members the
-  // steps are not alike and every step is played. Uniform when the group is the whole
-  // communicator.
-  const std::size_t elements = range.bytes / elem;
-  const bool uniform =
-      group.size() == comm.size() && elements >= static_cast<std::size_t>(group.size());
+  // of every lane holds an element: an empty block sends no message, so with fewer elements than
+  // members the steps are not alike and every step is played. Uniform when every group is the
+  // whole communicator.
+  bool uniform = true;
+  for (const RingLane& lane : lanes) {
+    const auto g = static_cast<std::size_t>(lane.group.size());
+    total = std::max(total, g > 1 ? g - 1 : 0);
+    uniform = uniform && lane.group.size() == comm.size() && lane.range.bytes / elem >= g;
+  }
+  ExecOptions exec = options;
   // Lockstep makes consecutive windows equivalent to one long schedule. A window is built only
   // when it is reached: a run the backend ends early is never built in full.
   constexpr std::size_t kWindowSteps = 64;
+  std::vector<Schedule> window(lanes.size());
   for (std::size_t first = 0; first < total; first += kWindowSteps) {
-    const Schedule s = ring_steps(group, range, elem, -1, reduce_scatter, {first, kWindowSteps});
+    std::size_t steps = 0;
+    for (std::size_t j = 0; j < lanes.size(); ++j) {
+      window[j] = ring_steps(lanes[j].group, lanes[j].range, elem, -1, reduce_scatter,
+                             {first, kWindowSteps});
+      steps = std::max(steps, window[j].size());
+    }
     exec.uniform_runs.reset();
-    if (uniform) exec.uniform_runs = UniformRuns{first, total - first - s.size()};
-    if (execute(comm, buffer, type, op, std::span(&s, 1), exec)) return;
+    if (uniform) exec.uniform_runs = UniformRuns{first, total - first - steps};
+    if (execute(comm, buffer, type, op, window, exec)) return;
   }
 }
 

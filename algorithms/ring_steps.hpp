@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "algorithms/schedule.hpp"
 
@@ -28,5 +29,15 @@ Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, 
 // backend with StepPacing, the windows after the run ends early are never built.
 void run_ring(Communicator& comm, MutView buffer, DType type, ReduceOp op, const Group& group,
               Block range, bool reduce_scatter, const ExecOptions& options);
+
+// One ring of several played side by side (channels): its group and its range of the buffer.
+struct RingLane {
+  Group group;
+  Block range;
+};
+// run_ring for rings side by side, ring j with tag options.tag_base + j; the ranges must be
+// disjoint.
+void run_rings(Communicator& comm, MutView buffer, DType type, ReduceOp op,
+               std::span<const RingLane> lanes, bool reduce_scatter, const ExecOptions& options);
 
 }  // namespace ddl

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "algorithms/segment_stream.hpp"
 #include "algorithms/step_pacing.hpp"
 #include "algorithms/step_runs.hpp"
 #include "algorithms/step_semantics.hpp"
@@ -65,43 +66,7 @@ void finish_average(Communicator& comm, MutView range, DType type, ReduceOp op,
 
 namespace {
 
-// Segments in flight per transfer: two, so the reduction (or the next send) of one segment
-// overlaps the transfer of the next. Posting every segment at once would not pipeline: on a
-// fair-sharing network they would all share the link and land together.
-constexpr std::size_t kWindow = 2;
-
-// One transfer of one step, cut into whole-element segments of at most `segment` bytes.
-struct Stream {
-  const Step* step;
-  Transfer transfer;
-  int tag;
-  std::size_t segment;   // bytes per segment (the last one may be shorter)
-  std::size_t segments;  // how many
-  MutView landing;       // receive-and-reduce: kWindow slots of `segment` bytes in scratch
-  bool after_sends;      // reduce once the step's sends are done; landing is then whole
-  Request pending[kWindow];
-
-  MutView range(MutView buffer, std::size_t k) const {
-    const std::size_t off = k * segment;
-    return buffer.slice(transfer.offset + off, std::min(segment, transfer.bytes - off));
-  }
-  MutView slot(std::size_t k, std::size_t bytes) const {
-    return landing.slice((after_sends ? k : k % kWindow) * segment, bytes);
-  }
-};
-
-std::size_t segment_size(std::size_t bytes, std::size_t segment_bytes, std::size_t elem) {
-  if (segment_bytes == 0 || segment_bytes >= bytes) return bytes;
-  return std::max(elem, segment_bytes / elem * elem);
-}
-
-// Scratch a reduced receive of `step` lands in: kWindow slots of one segment, or one slot of the
-// whole transfer when the step reduces what it sends.
-std::size_t landing_bytes(const Step& step, const Transfer& recv, std::size_t segment_bytes,
-                          std::size_t elem) {
-  return reduces_what_it_sends(step) ? recv.bytes
-                                     : kWindow * segment_size(recv.bytes, segment_bytes, elem);
-}
+using namespace detail;
 
 // One step t of every schedule: post, pipeline the segments, reduce, complete.
 class StepPlayer {
@@ -214,6 +179,10 @@ bool play_run(StepPacing& pacing, StepPlayer& player, StepRun run, std::size_t b
 bool execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
              std::span<const Schedule> schedules, const ExecOptions& options) {
   DDL_CHECK(op != ReduceOp::avg, "execute() reduces with sum for avg; divide afterwards");
+  if (!options.gates.empty()) {
+    execute_independent(comm, buffer, type, op, schedules, options);
+    return false;
+  }
   const std::size_t elem = dtype_size(type);
   std::size_t steps = 0;
   for (const Schedule& s : schedules) steps = std::max(steps, s.size());

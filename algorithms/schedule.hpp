@@ -79,10 +79,24 @@ struct UniformRuns {
   std::size_t after = 0;   // and still to come after them
 };
 
+// Where a schedule of an independent play may start: once schedule `after` has completed
+// `steps` of its steps (a pipeline's stagger); after < 0: at once.
+struct Gate {
+  int after = -1;
+  std::size_t steps = 0;
+};
+
 struct ExecOptions {
   std::size_t segment_bytes = 0;                           // 0: one segment per transfer
   int tag_base = 0;                                        // schedule j uses tag tag_base + j
   std::optional<UniformRuns> uniform_runs = std::nullopt;  // unset: every step is played
+  // Empty: lockstep (below). Else one gate per schedule, and the schedules are played
+  // independently: each starts its next step as soon as its own step has completed (and its
+  // gate is met), whatever the others are doing; a rank waits for whichever message arrives
+  // first (Communicator::wait_any). Pipelines need it: a chunk crossing the network must not
+  // wait, step by step, for another chunk crossing a node. Schedules must then touch disjoint
+  // bytes; uniform_runs does not apply (every step is played).
+  std::vector<Gate> gates;
 };
 
 // Run the schedules concurrently: at step t every schedule that has a step t posts its
@@ -97,6 +111,10 @@ struct ExecOptions {
 // ended the run with the steps of uniform_runs->after among those not played.
 bool execute(Communicator& comm, MutView buffer, DType type, ReduceOp op,
              std::span<const Schedule> schedules, const ExecOptions& options);
+
+// The independent play of execute() (options.gates set), schedule_independent.cpp.
+void execute_independent(Communicator& comm, MutView buffer, DType type, ReduceOp op,
+                         std::span<const Schedule> schedules, const ExecOptions& options);
 
 // For avg: divide `range` of the buffer by the number of contributing ranks; no-op otherwise.
 void finish_average(Communicator& comm, MutView range, DType type, ReduceOp op,

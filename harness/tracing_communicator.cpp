@@ -97,6 +97,17 @@ void TracingCommunicator::wait_all(std::span<Request> rs) {
     }
 }
 
+std::size_t TracingCommunicator::wait_any(std::span<Request> rs) {
+  std::vector<std::uint64_t> ids;
+  for (const Request& r : rs) ids.push_back(r.id);
+  const std::size_t done = inner_.wait_any(rs);
+  if (const auto it = open_.find(ids[done]); it != open_.end()) {
+    events_[it->second].end_us = stamp_us();
+    open_.erase(it);
+  }
+  return done;
+}
+
 void TracingCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp op) {
   around(TraceKind::reduce, -1, inout.bytes, [&] { inner_.reduce(inout, in, type, op); });
 }

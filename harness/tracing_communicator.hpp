@@ -43,6 +43,7 @@ class TracingCommunicator : public ForwardingCommunicator {
   Request irecv(int peer, MutView data, int tag) override;
   void wait(Request& r) override;
   void wait_all(std::span<Request> rs) override;
+  std::size_t wait_any(std::span<Request> rs) override;
   void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override;
   void copy(MutView dst, ConstView src) override;
   void divide(MutView inout, DType type, std::size_t divisor) override;

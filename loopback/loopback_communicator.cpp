@@ -1,5 +1,6 @@
 #include "loopback/loopback_communicator.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <thread>
@@ -77,17 +78,51 @@ void LoopbackWorld::wait(int rank, std::uint64_t id) {
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout_);
   const bool ok = wakeups_[static_cast<std::size_t>(rank)].wait_until(
       lock, deadline, [&] { return ops_[id].done || !abort_reason_.empty(); });
+  if (!ok && abort_reason_.empty())
+    throw Timeout("rank " + std::to_string(rank) + ": " + ops_[id].what + " timed out after " +
+                  std::to_string(timeout_.count()) + " s");
+  finish(lock, rank, id);
+}
+
+void LoopbackWorld::finish(std::unique_lock<std::mutex>& lock, int rank, std::uint64_t id) {
   Op op = ops_[id];
   ops_.erase(id);
   if (!abort_reason_.empty() && !op.done)
     throw Abandoned("rank " + std::to_string(rank) + ": " + op.what +
                     " abandoned: " + abort_reason_);
-  if (!ok)
-    throw Timeout("rank " + std::to_string(rank) + ": " + op.what + " timed out after " +
-                  std::to_string(timeout_.count()) + " s");
   if (!op.error.empty()) throw InvalidArgument("rank " + std::to_string(rank) + ": " + op.error);
   lock.unlock();
   if (op.ready_at > std::chrono::steady_clock::now()) std::this_thread::sleep_until(op.ready_at);
+}
+
+std::size_t LoopbackWorld::wait_any(int rank, std::span<const std::uint64_t> ids) {
+  using Clock = std::chrono::steady_clock;
+  std::unique_lock lock(mutex_);
+  for (std::uint64_t id : ids)
+    DDL_CHECK(id == 0 || ops_.count(id), "wait_any on an unknown request");
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(timeout_);
+  for (;;) {
+    // A compute() timer is done at once but ready only at its time: it completes then, so a
+    // message that arrives before it is returned first.
+    auto wake = deadline;
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] == 0) continue;
+      const Op& op = ops_[ids[i]];
+      if (!abort_reason_.empty() || (op.done && op.ready_at <= Clock::now())) {
+        finish(lock, rank, ids[i]);
+        return i;
+      }
+      if (op.done) wake = std::min(wake, op.ready_at);
+    }
+    if (Clock::now() >= deadline) {
+      std::string what;
+      for (std::uint64_t id : ids)
+        if (id != 0) what += (what.empty() ? "" : ", ") + ops_[id].what;
+      throw Timeout("rank " + std::to_string(rank) + ": none of " + what + " completed after " +
+                    std::to_string(timeout_.count()) + " s");
+    }
+    wakeups_[static_cast<std::size_t>(rank)].wait_until(lock, wake);
+  }
 }
 
 LoopbackCommunicator::LoopbackCommunicator(LoopbackWorld& world, int rank)
@@ -130,6 +165,16 @@ void LoopbackCommunicator::wait(Request& r) {
   const std::uint64_t id = r.id;
   r = {};
   world_.wait(rank_, id);
+}
+
+std::size_t LoopbackCommunicator::wait_any(std::span<Request> rs) {
+  std::vector<std::uint64_t> ids;
+  for (const Request& r : rs) ids.push_back(r.id);
+  DDL_CHECK(std::any_of(ids.begin(), ids.end(), [](std::uint64_t id) { return id != 0; }),
+            "wait_any without a pending request");
+  const std::size_t done = world_.wait_any(rank_, ids);
+  rs[done] = {};
+  return done;
 }
 
 void LoopbackCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp op) {

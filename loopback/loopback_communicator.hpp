@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -57,6 +58,10 @@ class LoopbackWorld {
   std::uint64_t post(int src, int dst, int tag, bool is_send, void* data, std::size_t bytes,
                      std::string what);
   void wait(int rank, std::uint64_t id);
+  // The index of the first of `ids` (0: none) that completed, waited as wait() waits for it.
+  std::size_t wait_any(int rank, std::span<const std::uint64_t> ids);
+  // wait()'s end for a completed operation: erase it, throw its error, then keep its time.
+  void finish(std::unique_lock<std::mutex>& lock, int rank, std::uint64_t id);
   std::uint64_t post_timer(int rank, std::chrono::steady_clock::time_point ready_at);
   void complete(std::uint64_t id, const std::string& error);
 
@@ -83,6 +88,7 @@ class LoopbackCommunicator : public Communicator, public OneSided {
   Request isend(int peer, ConstView data, int tag) override;
   Request irecv(int peer, MutView data, int tag) override;
   void wait(Request& r) override;
+  std::size_t wait_any(std::span<Request> rs) override;
   void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override;
   void copy(MutView dst, ConstView src) override;
   void divide(MutView inout, DType type, std::size_t divisor) override;

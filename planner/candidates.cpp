@@ -68,6 +68,14 @@ void add_grids(const Algorithm& a, int ranks, const SearchSpace& space,
           if (r > 1) v.rings = r;
           if (order == HdOrder::far) v.order = order;
           out.push_back(v.to_string());
+          // Pipelined, alone (as candidate_variants adds it to the base form).
+          if ((a.fields & kSpecChunks) == 0 || k < 2 || r > 1 || order == HdOrder::far) continue;
+          for (const int c : space.chunks) {
+            if (c < 2) continue;
+            AlgorithmSpec chunked = s;
+            chunked.chunks = c;
+            out.push_back(chunked.to_string());
+          }
         }
       }
     }
@@ -105,6 +113,18 @@ std::vector<std::string> candidate_variants(const std::string& algo, const Searc
       v.rings = r > 1 ? std::optional<int>(r) : std::nullopt;
       v.order = order == HdOrder::far ? std::optional<HdOrder>(order) : std::nullopt;
       if (v.to_string() != algo) out.push_back(v.to_string());
+    }
+  if ((a.fields & kSpecChannels) != 0)
+    for (const int c : space.channels) {
+      AlgorithmSpec v = base;
+      v.channels = c;
+      if (c > 1 && v.to_string() != algo) out.push_back(v.to_string());
+    }
+  if ((a.fields & kSpecChunks) != 0 && base.dims && base.dims->count() >= 2)
+    for (const int c : space.chunks) {
+      AlgorithmSpec v = base;
+      v.chunks = c;
+      if (c > 1 && v.to_string() != algo) out.push_back(v.to_string());
     }
   return out;
 }

@@ -16,6 +16,11 @@ struct SearchSpace {
   int max_dims = 4;              // grids: every ordered factorization into <= max_dims
   std::vector<int> rings{1, 2};  // ring counts (above 1 only for grids of >= 2 dims)
   bool both_orders = true;       // halving-doubling near-first and far-first
+  // Channel counts above 1 (kSpecChannels: ring); the tools give a node's GPU count, so each
+  // channel leaves a node through its own NIC (algorithms/channels.hpp).
+  std::vector<int> channels{};
+  // Chunk counts above 1 (kSpecChunks: ddl pipelined, on its own grid of >= 2 dims).
+  std::vector<int> chunks{4, 16};
   // Segment sizes (Options::segment_bytes) tried on the best simulated candidates of a size.
   std::vector<std::size_t> segments{std::size_t{64} << 10, std::size_t{256} << 10,
                                     std::size_t{1} << 20, std::size_t{4} << 20};
@@ -30,9 +35,10 @@ std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& spac
 
 // The variants of one candidate that `space` adds to its base form (rings 1, near-first): the
 // same algorithm with each other ring count (kSpecRings, on its own grid of >= 2 dims) and
-// far-first (kSpecOrder, where halving-doubling occurs), alone and combined. The planner prices
-// the base space first and only the variants of what survives, since rings and order refine a
-// grid and method choice.
+// far-first (kSpecOrder, where halving-doubling occurs), alone and combined; and each channel
+// count (kSpecChannels) and chunk count (kSpecChunks, on a grid of >= 2 dims) alone. The planner
+// prices the base space first and only the variants of what survives, since rings and order refine
+// a grid and method choice.
 std::vector<std::string> candidate_variants(const std::string& algo, const SearchSpace& space);
 
 // The names priced at every size whatever the anchors ranked (kPlanEverySize), in registry order.

@@ -223,6 +223,28 @@ void SimCommunicator::wait(Request& r) {
   if (kind == Kind::recv) finish_recv(s);  // the slot stays intact until reused
 }
 
+std::size_t SimCommunicator::wait_any(std::span<Request> rs) {
+  std::vector<simgrid::s4u::ActivityPtr> activities;
+  std::vector<std::size_t> index;
+  for (std::size_t i = 0; i < rs.size(); ++i) {
+    if (!rs[i].pending()) continue;
+    activities.push_back(slot_of(rs[i]).activity);
+    index.push_back(i);
+  }
+  DDL_CHECK(!activities.empty(), "wait_any without a pending request");
+  ssize_t done = -1;
+  try {
+    done = simgrid::s4u::Activity::wait_any(activities);
+  } catch (const simgrid::Exception& e) {
+    throw BackendError("rank " + std::to_string(rank_) + ": wait for any of " +
+                       std::to_string(activities.size()) + " requests: " + e.what());
+  }
+  DDL_CHECK(done >= 0, "wait_any: SimGrid returned no activity");
+  const std::size_t i = index[static_cast<std::size_t>(done)];
+  wait(rs[i]);  // complete: finishes the receive as wait() does
+  return i;
+}
+
 void SimCommunicator::spend_memory_time(double bytes_touched, std::size_t op_bytes) {
   if (bytes_touched <= 0) return;
   const double bandwidth =

@@ -92,6 +92,7 @@ class SimCommunicator : public Communicator, public OneSided {
   Request isend(int peer, ConstView data, int tag) override;
   Request irecv(int peer, MutView data, int tag) override;
   void wait(Request& r) override;
+  std::size_t wait_any(std::span<Request> rs) override;
 
   void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override;
   void copy(MutView dst, ConstView src) override;

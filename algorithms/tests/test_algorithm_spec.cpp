@@ -26,6 +26,12 @@ TEST_CASE("algorithm strings parse into their fields", "[spec]") {
   CHECK(parse_algorithm_spec("ddl:hd").methods ==
         std::vector<IntraMethod>{IntraMethod::halving_doubling});
   CHECK(parse_algorithm_spec("rhd").plain());
+  CHECK(parse_algorithm_spec("ring:channels=8").channels == 8);
+  CHECK(parse_algorithm_spec("ddl:4x2:chunks=16,rings=2").to_string() ==
+        "ddl:4x2:rings=2,chunks=16");
+  CHECK(parse_algorithm_spec("ddl:chunks=3").apply(Options{}).chunks == 3);
+  CHECK(parse_algorithm_spec("ring:channels=4").apply(Options{}).channels == 4);
+  CHECK_FALSE(parse_algorithm_spec("ring:channels=4").plain());
   CHECK(parse_algorithm_spec("hier:4x2").dims == Dims::parse("4x2"));
   // Overrides: only what is given.
   Options base;
@@ -57,6 +63,11 @@ TEST_CASE("bad algorithm strings name the bad token", "[spec][errors]") {
       {"ddl:segment=-1", "'segment=-1' is out of range"},
       {"ddl:4x2:ring,foo", "'foo' is not a method (known: ring, hd)"},
       {"ddl:hd,ring,tre", "'tre' is not a method (known: ring, hd)"},
+      {"ring:channels=0", "'channels=0' is out of range (1..64)"},
+      {"ring:channels=2,channels=2", "'channels=2' is given twice"},
+      {"rhd:channels=2", "'channels=2' sets channels, which rhd does not take"},
+      {"ring:chunks=4", "'chunks=4' sets chunks, which ring does not take"},
+      {"ddl:chunks=0", "'chunks=0' is out of range (1..1024)"},
   };
   for (const auto& [text, why] : bad) {
     INFO(text);

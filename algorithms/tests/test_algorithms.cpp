@@ -4,6 +4,7 @@
 // integers, so the exact result is known in any reduction order.
 #include <catch2/catch.hpp>
 
+#include "algorithms/halving_doubling_steps.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/tests/run_collective.hpp"
 
@@ -39,6 +40,7 @@ void require_exact(const Algorithm& algo, int p, std::size_t count, DType t, Red
   INFO(algo.name << " order=" << order_name(opts.hd_order) << " ranks=" << p << " count=" << count
                  << " " << to_string(t) << " " << to_string(op) << " dims="
                  << (opts.dims.empty() ? "flat" : opts.dims.to_string()) << " rings=" << opts.rings
+                 << " channels=" << opts.channels << " chunks=" << opts.chunks
                  << " segment=" << opts.segment_bytes << " root=" << opts.root);
   const test::Outcome out = test::run_collective(algo, p, count, t, op, opts);
   INFO(out.first);
@@ -87,6 +89,47 @@ TEST_CASE("ddl is exact for every factorization, ring count and segmenting", "[l
             opts.segment_bytes = segment;
             require_exact(ddl, p, count, DType::float32, ReduceOp::sum, opts);
           }
+}
+
+TEST_CASE("ddl pipelined over chunks is exact for every factorization, ring count and method",
+          "[loopback][ddl][chunks]") {
+  const Algorithm& ddl = find_algorithm("ddl");
+  for (int p : {1, 2, 4, 6, 8, 12})
+    for (const Dims& dims : factorizations(p, 3))
+      for (int chunks : {2, 3, 7})
+        for (int rings : {1, 2})
+          for (std::size_t count :
+               {std::size_t{0}, static_cast<std::size_t>(p) + 1, std::size_t{4099}}) {
+            Options opts;
+            opts.dims = dims;
+            opts.chunks = chunks;
+            opts.rings = rings;
+            opts.segment_bytes = count > 1000 ? 256 : 0;
+            require_exact(ddl, p, count, DType::float32, ReduceOp::sum, opts);
+            if (dims.count() == 2 && is_power_of_two(dims.extent(0))) {
+              opts.methods = {IntraMethod::halving_doubling, IntraMethod::ring};
+              require_exact(ddl, p, count, DType::int32, ReduceOp::max, opts);
+            }
+          }
+}
+
+TEST_CASE("ring's channels are exact for every node size, channel count and dtype",
+          "[loopback][ring][channels]") {
+  const Algorithm& ring = find_algorithm("ring");
+  for (int p = 1; p <= 12; ++p)
+    for (int node = 1; node <= p; ++node) {
+      if (p % node != 0) continue;
+      for (int channels : {1, 2, 3, node + 1})
+        for (std::size_t count :
+             {std::size_t{0}, std::size_t{1}, static_cast<std::size_t>(p) + 1, std::size_t{1001}}) {
+          Options opts;
+          opts.dims = node == p ? Dims::flat(p) : Dims({node, p / node});
+          opts.channels = channels;
+          opts.segment_bytes = count > 1000 ? 64 : 0;
+          require_exact(ring, p, count, DType::float32, ReduceOp::sum, opts);
+          require_exact(ring, p, count, DType::float16, ReduceOp::avg, opts);
+        }
+    }
 }
 
 TEST_CASE("ddl handles unit and uneven dimensions and halving-doubling per dimension",

@@ -289,6 +289,13 @@ class SendReadChecker : public ForwardingCommunicator {
   void wait_all(std::span<Request> rs) override {
     for (Request& r : rs) wait(r);
   }
+  std::size_t wait_any(std::span<Request> rs) override {
+    std::vector<std::uint64_t> ids;
+    for (const Request& r : rs) ids.push_back(r.id);
+    const std::size_t done = ForwardingCommunicator::wait_any(rs);
+    in_flight_.erase(ids[done]);
+    return done;
+  }
   void reduce(MutView inout, ConstView in, DType type, ReduceOp op) override {
     const auto* lo = static_cast<const std::byte*>(inout.data);
     for (const auto& [id, sent] : in_flight_) {

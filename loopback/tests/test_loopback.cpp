@@ -65,6 +65,66 @@ TEST_CASE("a dropped message makes its receiver time out naming peer and tag",
           Catch::Contains("timed out"));
 }
 
+TEST_CASE("wait_any returns whichever request completes first", "[loopback]") {
+  run_ranks(2, [](Communicator& c) {
+    int a = 1, b = 2, x = 0, y = 0, ack = 0;
+    if (c.rank() == 0) {
+      Request s = c.isend(1, {&b, sizeof b}, 8);
+      c.wait(s);
+      Request acked = c.irecv(1, {&ack, sizeof ack}, 9);  // tag 7 only once rank 1 has had 8
+      c.wait(acked);
+      Request s7 = c.isend(1, {&a, sizeof a}, 7);
+      c.wait(s7);
+    } else {
+      Request rs[] = {c.irecv(0, {&x, sizeof x}, 7), c.irecv(0, {&y, sizeof y}, 8)};
+      CHECK(c.wait_any(rs) == 1);
+      CHECK(y == 2);
+      CHECK(rs[1].id == 0);
+      CHECK(rs[0].pending());
+      Request acking = c.isend(0, {&ack, sizeof ack}, 9);
+      c.wait(acking);
+      CHECK(c.wait_any(rs) == 0);
+      CHECK(x == 1);
+    }
+  });
+}
+
+TEST_CASE("wait_any times out naming every request it waited for", "[loopback][errors]") {
+  CHECK_THROWS_WITH(
+      run_ranks(
+          2,
+          [](Communicator& c) {
+            if (c.rank() == 0) return;
+            int x = 0, y = 0;
+            Request rs[] = {c.irecv(0, {&x, sizeof x}, 7), c.irecv(0, {&y, sizeof y}, 8)};
+            c.wait_any(rs);
+          },
+          0.2s),
+      Catch::Contains("rank 1") && Catch::Contains("tag 7") && Catch::Contains("tag 8") &&
+          Catch::Contains("completed after"));
+}
+
+TEST_CASE("a rank that stops during a pipelined ddl is named within the timeout",
+          "[loopback][faults]") {
+  const Algorithm& ddl = find_algorithm("ddl");
+  Options opts;
+  opts.dims = Dims({2, 2});
+  opts.chunks = 3;
+  CHECK_THROWS_WITH(
+      run_ranks(
+          4,
+          [&](Communicator& inner) {
+            FaultInjectingCommunicator::Faults faults;
+            if (inner.rank() == 3) faults.drop_peer = 2;  // its first send, in the node (2x2)
+            FaultInjectingCommunicator comm(inner, faults);
+            std::vector<float> buf(300, 1.0f);
+            ddl.run(comm, {buf.data(), buf.size() * 4}, DType::float32, ReduceOp::sum, opts);
+          },
+          0.3s),
+      // Rank 2 waits for it, rank 1 for what rank 3 sends it next: either names rank 3.
+      Catch::Contains("peer 3") && Catch::Contains("completed after"));
+}
+
 TEST_CASE("delayed sends still give exact results", "[loopback][faults]") {
   const Algorithm& ddl = find_algorithm("ddl");
   std::vector<std::size_t> wrong(4, 1);

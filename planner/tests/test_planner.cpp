@@ -25,28 +25,38 @@ TEST_CASE("candidates: every factorization x method x rings x order, all parsabl
     CHECK(unique.count(s) == 0);
   // 8 = 8, 2x4, 4x2, 2x2x2: methods 2 + 2 + 2 + 1 = 7 assignments; rings 2 on the 5 of 2+
   // dims; far for each with hd (8:hd once, 2x4:ring,hd and 4x2:hd,ring with both ring counts):
-  // 7 + 5 + 5 = 17 ddl strings, plus 6 others.
-  CHECK(c.size() == 23);
+  // 7 + 5 + 5 = 17 ddl strings, plus 6 others; and the 5 grids of 2+ dims pipelined over 4 and
+  // 16 chunks: 10 more (ring's channels only where the tool gives a node's GPUs).
+  CHECK(c.size() == 33);
+  CHECK(unique.count("ddl:2x2x2:ring,ring,ring:chunks=16") == 1);
   // hd only on power-of-two extents: 6 = 6, 2x3, 3x2.
   for (const std::string& s : candidate_algorithms(6, SearchSpace{}))
     CHECK(s.find("ddl:6:hd") == std::string::npos);
   CHECK(candidate_algorithms(1, SearchSpace{}) == std::vector<std::string>{"ring"});
 }
 
-TEST_CASE("candidate variants: other ring counts and far-first, nothing else", "[planner]") {
+TEST_CASE("candidate variants: other ring counts, far-first, channels and chunks, nothing else",
+          "[planner]") {
   using V = std::vector<std::string>;
   const SearchSpace space;
-  CHECK(candidate_variants("ddl:2x4:hd,ring", space) == V{"ddl:2x4:hd,ring:order=far",
-                                                          "ddl:2x4:hd,ring:rings=2",
-                                                          "ddl:2x4:hd,ring:rings=2,order=far"});
-  CHECK(candidate_variants("ddl:2x4:ring,ring", space) == V{"ddl:2x4:ring,ring:rings=2"});
-  CHECK(candidate_variants("ddl:8:hd", space) == V{"ddl:8:hd:order=far"});
+  CHECK(candidate_variants("ddl:2x4:hd,ring", space) ==
+        V{"ddl:2x4:hd,ring:order=far", "ddl:2x4:hd,ring:rings=2",
+          "ddl:2x4:hd,ring:rings=2,order=far", "ddl:2x4:hd,ring:chunks=4",
+          "ddl:2x4:hd,ring:chunks=16"});
+  CHECK(candidate_variants("ddl:2x4:ring,ring", space) == V{"ddl:2x4:ring,ring:rings=2",
+                                                            "ddl:2x4:ring,ring:chunks=4",
+                                                            "ddl:2x4:ring,ring:chunks=16"});
+  CHECK(candidate_variants("ddl:8:hd", space) == V{"ddl:8:hd:order=far"});  // one dim: no chunks
   CHECK(candidate_variants("rhd", space) == V{"rhd:order=far"});
-  CHECK(candidate_variants("ring", space).empty());
+  CHECK(candidate_variants("ring", space).empty());  // channels: the tools give a node's GPUs
+  SearchSpace rails = space;
+  rails.channels = {8};
+  CHECK(candidate_variants("ring", rails) == V{"ring:channels=8"});
   // The base space plus every variant is the whole space.
   SearchSpace base;
   base.rings = {1};
   base.both_orders = false;
+  base.chunks = {};
   std::set<std::string> all;
   for (const std::string& c : candidate_algorithms(8, base)) {
     all.insert(c);

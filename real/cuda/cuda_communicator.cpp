@@ -187,6 +187,40 @@ void CudaCommunicator::wait(Request& r) {
   r = {};
 }
 
+std::size_t CudaCommunicator::wait_any(std::span<Request> rs) {
+  Impl& m = *impl_;
+  std::string what;
+  for (const Request& r : rs) {
+    if (!r.pending()) continue;
+    auto it = m.ops.find(r.id);
+    DDL_CHECK(it != m.ops.end(), "wait on a request this communicator does not know");
+    what += (what.empty() ? "" : ", ") + m.describe(it->second);
+  }
+  DDL_CHECK(!what.empty(), "wait_any without a pending request");
+  std::size_t done = rs.size();
+  poll_until(
+      [&] {
+        m.progress_all();
+        for (std::size_t i = 0; i < rs.size(); ++i) {
+          if (!rs[i].pending()) continue;
+          auto found = m.ops.find(rs[i].id);
+          if (!m.advance(rs[i].id, found->second)) continue;
+          m.ops.erase(found);
+          done = i;
+          return true;
+        }
+        return false;
+      },
+      m.config.timeout_s,
+      [&] {
+        return "rank " + std::to_string(m.mpi.rank()) + ": timed out after " +
+               std::to_string(m.config.timeout_s) + " s waiting for any of " + what;
+      },
+      [] {});
+  rs[done] = {};
+  return done;
+}
+
 void CudaCommunicator::reduce(MutView inout, ConstView in, DType type, ReduceOp op) {
   DDL_CHECK(inout.bytes == in.bytes, "reduce: views differ in size");
   const std::size_t elem = dtype_size(type);

@@ -271,6 +271,39 @@ void MpiCommunicator::wait(Request& r) {
              });
 }
 
+std::size_t MpiCommunicator::wait_any(std::span<Request> rs) {
+  std::size_t first = rs.size();
+  for (std::size_t i = 0; i < rs.size() && first == rs.size(); ++i)
+    if (rs[i].pending()) first = i;
+  DDL_CHECK(first < rs.size(), "wait_any without a pending request");
+  const Request awaited = rs[first];
+  std::size_t done = first;
+  poll_until(
+      [&] {
+        for (std::size_t i = 0; i < rs.size(); ++i)
+          if (rs[i].pending() && test(rs[i])) {
+            done = i;
+            return true;
+          }
+        return false;
+      },
+      timeout_s_,
+      [&] {
+        return "rank " + std::to_string(rank_) + ": timed out after " + seconds_text(timeout_s_) +
+               " s waiting for any of " + std::to_string(rs.size()) + " requests, the first " +
+               describe(awaited);
+      },
+      [&] {
+        for (Request& r : rs) {
+          Op* op = r.pending() ? find(r) : nullptr;
+          if (op == nullptr) continue;
+          cancel(*op);
+          close_slot(r);
+        }
+      });
+  return done;
+}
+
 std::string MpiCommunicator::describe(const Request& r) const {
   const Op* op = find(r);
   return op == nullptr ? std::string("a completed request") : describe(*op);

@@ -83,6 +83,17 @@ TEST_CASE("payload mode is exact with several rings and segments", "[sim][payloa
   check_exact("--platform " + fixture("rail_4x4.xml") + " --rings 3 --segment 1K -d float -o sum");
 }
 
+TEST_CASE("payload mode is exact for ring's channels and ddl's pipelined chunks",
+          "[sim][payload]") {
+  // No commas inside a name: the csv reader here does not unquote.
+  const std::vector<std::string> algos = {"ring:channels=4", "ring:channels=3", "ddl:4x4:chunks=3"};
+  for (const std::string& to : {"-d float -o sum", "-d half -o avg", "-d int32 -o max"})
+    check_exact("--platform " + fixture("rail_4x4.xml") + " " + to, algos);
+  check_exact("--platform " + fixture("rail_4x4.xml") + " --segment 1K -d float -o sum", algos);
+  check_exact("--platform " + fixture("rail_4x4.xml") + " --rings 2 -d float -o sum",
+              {"ddl:4x4:chunks=4"});
+}
+
 TEST_CASE("payload mode is exact for every algorithm on s822lc_2", "[sim][payload]") {
   for (const std::string& to : kTypeOps)
     check_exact("--platform " + platform("s822lc_2.xml") + " " + to);

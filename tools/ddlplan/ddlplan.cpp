@@ -150,6 +150,7 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   if (vm.count("dims")) requested = Dims::parse(vm["dims"].as<std::string>());
   const Dims dims = sim::choose_dims(platform, requested);
   const int p = platform.ranks();
+  if (dims.count() >= 2) space.channels = {dims.extent(0)};  // a channel per GPU of a node
   Options options;  // what every candidate is simulated with
   options.dims = dims;
   options.cost = sim::platform_costs(platform, dims);
@@ -160,11 +161,12 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
     return 0;
   }
   const sim::RouteTopology topology(platform);
-  // The base space (rings 1, near-first) is priced at the anchors; ring counts and far-first
-  // only for the base candidates that make the shortlist.
+  // The base space (rings 1, near-first, unchunked) is priced at the anchors; ring counts,
+  // far-first and chunks only for the base candidates that make the shortlist.
   SearchSpace base = space;
   base.rings = {1};
   base.both_orders = false;
+  base.chunks = {};
   const std::vector<std::string> candidates = candidate_algorithms(p, base);
   progress(platform.file + ": " + std::to_string(p) + " ranks, grid " + dims.to_string() + ", " +
            std::to_string(candidates.size()) + " candidates, " + std::to_string(sizes.size()) +

@@ -78,3 +78,21 @@ TEST_CASE("every algorithm is exact on 16 MB, ring and ddl in every dtype", "[mp
     }
   }
 }
+
+TEST_CASE("ring's channels and ddl's pipelined chunks are exact on every grid", "[mpi]") {
+  MpiCommunicator comm(MPI_COMM_WORLD, 30);
+  const int p = comm.size();
+  for (const Dims& dims : factorizations(p, 3))
+    for (const char* name : {"ring", "ddl"})
+      for (int n : {2, 3})
+        for (std::size_t count : {std::size_t{0}, std::size_t(p + 1), std::size_t{100003}}) {
+          Options opts;
+          opts.dims = dims;
+          (std::string(name) == "ring" ? opts.channels : opts.chunks) = n;
+          opts.segment_bytes = count > 1000 ? 4096 : 0;
+          INFO(name << " dims " << dims.to_string() << " channels/chunks " << n << " count "
+                    << count);
+          CHECK(run_and_count_wrong(comm, find_algorithm(name), count, DType::float32,
+                                    ReduceOp::avg, opts) == 0);
+        }
+}
