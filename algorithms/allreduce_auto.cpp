@@ -77,7 +77,9 @@ struct ChoiceKeyHash {
 // (a key printed to a string cost 1.2 us per call, more than a 4 KB allreduce between two ranks).
 const Algorithm& choose(const Dims& dims, const CostParams& c, std::size_t bytes,
                         const Options& o) {
-  if (c.message || c.peer_read) return find_algorithm(best_allreduce(dims, c, bytes, o));
+  // In-switch figures are not in the key either (one platform has them, so none is remembered).
+  if (c.message || c.peer_read || c.in_switch[0].members || c.in_switch[1].members)
+    return find_algorithm(best_allreduce(dims, c, bytes, o));
   // Built in place each call, so a lookup that hits allocates nothing once the vectors have grown.
   thread_local ChoiceKey key;
   key.dims = dims.extents();

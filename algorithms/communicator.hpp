@@ -8,7 +8,9 @@
 // backends have is a capability behind a small interface of its own, reached through one
 // accessor here that answers nullptr where the backend lacks it:
 //   one_sided()   - OneSided (one_sided.hpp): get/put into the memory of ranks that share it;
-//   step_pacing() - StepPacing (step_pacing.hpp): ending long runs of alike steps early.
+//   step_pacing() - StepPacing (step_pacing.hpp): ending long runs of alike steps early;
+//   switch_reduction() - SwitchReduction (switch_reduction.hpp): switches that reduce (NVLS,
+//   SHARP).
 // An algorithm asks once ("can you?") and a backend implements only what it has. Decorators
 // derive from ForwardingCommunicator (forwarding_communicator.hpp), which forwards the core and
 // the accessors; one that must see a capability's calls wraps the capability (the tracer wraps
@@ -42,6 +44,7 @@ namespace ddl {
 
 class OneSided;
 class StepPacing;
+class SwitchReduction;
 
 // Handle of an outstanding operation. id 0 means "nothing to wait for" (already complete).
 struct Request {
@@ -102,6 +105,7 @@ class Communicator {
   // as the communicator.
   virtual OneSided* one_sided() { return nullptr; }
   virtual StepPacing* step_pacing() { return nullptr; }
+  virtual SwitchReduction* switch_reduction() { return nullptr; }
 };
 
 // RAII hold on scratch memory.

@@ -2,6 +2,7 @@
 // Options can carry them (the `auto` algorithm and the model column read them).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <vector>
@@ -27,11 +28,26 @@ struct LinkCost {
   }
 };
 
+// A switch that reduces (switch_reduction.hpp), as one member reaches it: the route's latency and
+// 1 / bottleneck bandwidth (the slowest member's, each way), the switch's time per byte it
+// reduces (1 / its reduction rate, over every member's input), the chunk it works in, and how
+// many members it serves. members = 0: no such switch.
+struct SwitchCost {
+  double alpha = 0;        // s
+  double beta = 0;         // s per byte
+  double reduce_beta = 0;  // s per input byte
+  std::size_t chunk_bytes = 0;
+  int members = 0;
+};
+
 struct CostParams {
   // One entry per dimension of the grid (innermost first). A message between two ranks uses
   // the class of the outermost dimension in which they differ (schedule_cost.hpp).
   std::vector<LinkCost> per_dim;
   double gamma = 0;  // s per reduced byte
+  // By SwitchLevel (switch_reduction.hpp): the node's switch, the network's. Unset: none, and
+  // the algorithms that need one cost +inf (auto never picks them).
+  std::array<SwitchCost, 2> in_switch{};
   // Optional: the link cost of one message of `bytes` on dimension `dim`, where it depends on
   // the message's size (a calibrated platform's per-size factors: a tree's chunk and a ring's
   // block do not cost alike). Unset: per_dim[dim] at every size.

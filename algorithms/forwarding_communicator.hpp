@@ -15,6 +15,7 @@
 
 #include "algorithms/communicator.hpp"
 #include "algorithms/one_sided.hpp"
+#include "algorithms/switch_reduction.hpp"
 
 namespace ddl {
 
@@ -47,6 +48,7 @@ class ForwardingCommunicator : public Communicator {
   void set_phase(const char* phase, int dimension) override { inner_.set_phase(phase, dimension); }
   OneSided* one_sided() override { return inner_.one_sided(); }
   StepPacing* step_pacing() override { return inner_.step_pacing(); }
+  SwitchReduction* switch_reduction() override { return inner_.switch_reduction(); }
 
  protected:
   Communicator& inner_;
@@ -71,6 +73,23 @@ class ForwardingOneSided : public OneSided {
 
  protected:
   OneSided& inner_;
+};
+
+// The same for in-switch reduction.
+class ForwardingSwitchReduction : public SwitchReduction {
+ public:
+  explicit ForwardingSwitchReduction(SwitchReduction& inner) : inner_(inner) {}
+
+  SwitchReduction& inner() { return inner_; }
+
+  std::vector<int> switch_domain(int level) const override { return inner_.switch_domain(level); }
+  Request switch_collective(int level, SwitchCollective kind, MutView data, DType type,
+                            ReduceOp op) override {
+    return inner_.switch_collective(level, kind, data, type, op);
+  }
+
+ protected:
+  SwitchReduction& inner_;
 };
 
 }  // namespace ddl

@@ -8,6 +8,7 @@
 #include "algorithms/collectives.hpp"
 #include "algorithms/error.hpp"
 #include "algorithms/largest_transfer.hpp"
+#include "algorithms/switch_reduction.hpp"
 
 namespace ddl {
 
@@ -54,6 +55,16 @@ std::vector<Algorithm>& table() {
         {"hier", Collective::allreduce, allreduce_hier, allreduce_hier_cost,
          "Horovod-style: reduce in node, ring among leaders, broadcast in node", kSpecDims, false,
          false, kPlanPlain | kPlanEverySize},
+        // In-switch reduction (switch_reduction.hpp): +inf where the machine has none.
+        {"nvls", Collective::allreduce, allreduce_nvls, allreduce_nvls_cost,
+         "through the node's switch (NVLink SHARP); across nodes a ring per rail", 0, false, false,
+         0, nullptr, 1u << kNodeSwitch},
+        {"sharp", Collective::allreduce, allreduce_sharp, allreduce_sharp_cost,
+         "ring in the node, the network's switches (SHARP) across nodes, one rail each", 0, false,
+         false, 0, nullptr, 1u << kNetworkSwitch},
+        {"nvls_sharp", Collective::allreduce, allreduce_nvls_sharp, allreduce_nvls_sharp_cost,
+         "the node's switch reduce-scatters, the network's allreduce, the node's allgathers", 0,
+         false, false, 0, nullptr, (1u << kNodeSwitch) | (1u << kNetworkSwitch)},
         {"auto", Collective::allreduce, allreduce_auto, allreduce_auto_cost,
          "argmin of the analytical cost model over the algorithms above", 0, false, true},
         {"reduce_scatter", Collective::reduce_scatter, reduce_scatter_ring,

@@ -119,6 +119,9 @@ struct Algorithm {
   bool picks_others = false;
   unsigned plan = 0;                 // PlanRole bits
   TransferFn largest_transfer = {};  // empty: the whole buffer
+  // Runs only where the backend's switches reduce (switch_reduction.hpp): bit 1 << SwitchLevel
+  // for each level it needs. `--algo all` leaves it out elsewhere.
+  unsigned needs_in_switch = 0;
 };
 
 // Every algorithm, in a stable order (allreduce first).

@@ -12,6 +12,12 @@ inline constexpr const char* kMemoryBandwidth = "memory_bandwidth";  // bytes/s 
 inline constexpr const char* kNode = "ddl_node";  // index of the node the host is in
 inline constexpr const char* kLeaf = "ddl_leaf";  // index of the leaf switch of that node
 
+// Switch hosts: where a switch that reduces runs (no ddl_rank; sim/switch_model.hpp).
+inline constexpr const char* kSwitchLevel = "ddl_switch_level";      // 0 node (NVLS), 1 network
+inline constexpr const char* kSwitchMembers = "ddl_switch_members";  // ranks, "0,1,2,3"
+inline constexpr const char* kSwitchReduceRate = "ddl_switch_reduce_rate";  // input bytes/s
+inline constexpr const char* kSwitchChunk = "ddl_switch_chunk";             // bytes
+
 // The root zone.
 inline constexpr const char* kDims = "ddl_dims";  // natural grid, e.g. "2x2x2"
 inline constexpr const char* kGpus = "ddl_gpus";  // number of GPU hosts

@@ -4,6 +4,7 @@
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/switch_reduction.hpp"
 #include "harness/arguments.hpp"
 #include "harness/output_file.hpp"
 #include "harness/sizes.hpp"
@@ -185,13 +186,30 @@ std::vector<std::string> resolve_algorithms(std::string_view spec) {
   return names;
 }
 
-std::vector<std::string> runnable_algorithms(const CommonOptions& options,
-                                             bool ranks_share_memory) {
-  if (!options.all_algorithms || ranks_share_memory) return options.algos;
+std::vector<std::string> runnable_algorithms(const CommonOptions& options, bool ranks_share_memory,
+                                             unsigned switch_levels) {
+  if (!options.all_algorithms) return options.algos;
   std::vector<std::string> names;
-  for (const std::string& n : options.algos)
-    if (!find_algorithm(n).needs_shared_memory) names.push_back(n);
+  for (const std::string& n : options.algos) {
+    const Algorithm& a = find_algorithm(n);
+    if (a.needs_shared_memory && !ranks_share_memory) continue;
+    if ((a.needs_in_switch & ~switch_levels) != 0) continue;
+    names.push_back(n);
+  }
   return names;
+}
+
+void refuse_in_switch(const std::vector<std::string>& algos, Communicator& comm) {
+  if (comm.switch_reduction() != nullptr) return;
+  for (const std::string& n : algos) {
+    const Algorithm& a = find_algorithm(n);
+    if (a.needs_in_switch == 0) continue;
+    const std::string name = n.substr(0, n.find(':'));
+    throw InvalidArgument(name + ": this backend has no in-switch reduction (" +
+                          ((a.needs_in_switch & (1u << kNodeSwitch)) ? "NVLS" : "SHARP") +
+                          "): " + name +
+                          " runs on the simulator (ddlsim) on a platform whose switches reduce");
+  }
 }
 
 std::vector<IntraMethod> parse_methods(std::string_view spec) {

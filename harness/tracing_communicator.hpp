@@ -3,7 +3,9 @@
 // forwarded unchanged (ForwardingCommunicator); the decorator only reads the clock around
 // each call. Where the backend has one-sided access, the decorator hands out its own wrapper of
 // it, which traces get and put the same way; it offers no step pacing (a trace shows every
-// operation, so no step of a traced run is extrapolated away).
+// operation, so no step of a traced run is extrapolated away). In-switch reduction is handed out
+// as the backend has it (ForwardingCommunicator): the switch's transfers are no rank's messages,
+// so a traced nvls shows only its rings and local work.
 //
 // Timing: a send, receive or compute starts when it is posted and ends when its wait returns
 // (so `end` is when this rank learned of the completion, never earlier than the completion

@@ -24,6 +24,27 @@ from platform_xml import begin, bw, finish, lat, num, switch_zone
 NODE_CLASS = {"ddl_lat_factors": "ddl_node_lat_factors", "ddl_bw_factors": "ddl_node_bw_factors"}
 
 
+# A switch's host reaches its router over a link that is never the bottleneck: a fat pipe (every
+# flow at full rate) at 1 PB/s, the largest figure a platform may hold, with no latency.
+SWITCH_HOST_BANDWIDTH = 1e15
+
+
+def switch_host(x, host, level, members, red, router, link):
+    """The host where a switch that reduces runs its actor (sim/switch_model.hpp), no rank on it,
+    and its link to the switch's router."""
+    x.add(f'<host id="{host}" speed="1Gf"><prop id="ddl_switch_level" value="{level}"/>'
+          f'<prop id="ddl_switch_members" value="{",".join(map(str, members))}"/>'
+          f'<prop id="ddl_switch_reduce_rate" value="{num(red.reduce_rate.value / 1e9)}e9"/>'
+          f'<prop id="ddl_switch_chunk" value="{red.chunk.value}"/></host>')
+    x.link(link, SWITCH_HOST_BANDWIDTH, 0, f"{host} to {router}: never the bottleneck", policy="FATPIPE")
+
+
+def reduction_note(red, where):
+    return (f"In-switch reduction in {where}: {red.what}; reduces {bw(red.reduce_rate.value)} of input "
+            f"({red.reduce_rate.source}) in chunks of {red.chunk.value} bytes ({red.chunk.source}); "
+            "its actor runs on a host of its own with no rank.")
+
+
 def figure_note(link):
     return f"bandwidth: {link.bandwidth.source}; latency: {link.latency.source}"
 
@@ -51,6 +72,10 @@ class Cluster:
     def leaf(self, n, k):
         """Global index of the leaf switch that NIC k of node n plugs into."""
         return (n // self.npl) * self.leaves_per_group + (k if self.leaves_per_group > 1 else 0)
+
+    def leaf_of_gpu(self, g):
+        """The leaf router the NIC of GPU g of node 0 plugs into (in one group, every node's)."""
+        return f"leaf{self.leaf(0, self.nic_of_gpu[g])}-sw"
 
     def dims(self):
         G, N, net = self.node.gpus, self.net.nodes, self.net
@@ -83,6 +108,8 @@ class Cluster:
             lines.append(f"GPU: {num(node.gpu.speed.value / 1e12)} TFLOP/s ({node.gpu.speed.source}); memory "
                          f"{num(node.gpu.memory_bandwidth.value / 1e9)} GB/s ({node.gpu.memory_bandwidth.source}).")
             lines += self.fabric_notes(fab)
+            if fab.kind == "switch" and fab.reduction:
+                lines.append(reduction_note(fab.reduction, f"each node's {fab.name} (host n<node>-{fab.name}-reduce)"))
         if net.nodes > 1:
             nic = node.nic
             lines.append(f"NIC: {bw(nic.bandwidth.value)} per direction ({nic.bandwidth.source}), "
@@ -100,6 +127,9 @@ class Cluster:
                          + f"; {lat(net.switch_latency.value)} per switch hop ({net.switch_latency.source}); "
                          "switch ports at the NIC rate, non-blocking: switches are routers, their hops folded "
                          "into the NIC links (half a hop each) and the uplinks.")
+        if net.nodes > 1 and net.reduction:
+            lines.append(reduction_note(net.reduction, "the network's switches, one domain per GPU index (the GPUs of "
+                                        "one rail), its host at the top switch (sharp<gpu>)"))
         lines.append(f"Ranks: rank = node * {node.gpus} + gpu on host n<node>-gpu<gpu> (ddl_rank, ddl_node, ddl_leaf).")
         return lines
 
@@ -140,6 +170,9 @@ class Cluster:
             for g in range(G):
                 x.link(f"{p}{fab.name}-gpu{g}", fab.port.bandwidth.value, fab.port.latency.value,
                        f"GPU {g}'s {fab.name} port: {figure_note(fab.port)}")
+            if fab.reduction:
+                switch_host(x, f"{p}{fab.name}-reduce", 0, range(n * G, (n + 1) * G), fab.reduction,
+                            f"{p}{fab.name}", f"{p}{fab.name}-reduce-link")
         elif fab.kind == "mesh":
             for r in fab.routers:
                 x.add(f'<router id="{p}{r}"/>')
@@ -192,6 +225,8 @@ class Cluster:
         if fab.kind == "switch":
             for g in range(G):
                 x.route(f"{p}gpu{g}", f"{p}{fab.name}", [(f"{p}{fab.name}-gpu{g}", "UP")])
+            if fab.reduction:
+                x.route(f"{p}{fab.name}-reduce", f"{p}{fab.name}", [(f"{p}{fab.name}-reduce-link", None)])
         elif fab.kind == "mesh":
             for ln in fab.links:
                 x.route(f"{p}{ln.a}", f"{p}{ln.b}", [(f"{p}{ln.id}", "UP")])
@@ -249,14 +284,43 @@ class Cluster:
                        "down: as wide, no latency; one link more than PXN for a detour over the spine")
         for n in nodes:
             self.node_elements(x, n)
+        if self.groups == 1:
+            self.sharp_hosts(x, self.leaf_of_gpu)
         for n in nodes:
             self.node_routes(x, n)
             self.nic_routes(x, n)
+        if self.groups == 1:
+            self.sharp_hosts(x, self.leaf_of_gpu, routes=True)
         if up:
             for leaf in leaves:
                 x.route(f"leaf{leaf}-sw", up, [(f"leaf{leaf}-up", "UP")], symmetrical=False)
                 down = [(f"leaf{leaf}-up", "DOWN")] + ([(f"leaf{leaf}-down", "UP")] if detour else [])
                 x.route(up, f"leaf{leaf}-sw", down, symmetrical=False)
+
+    def sharp_hosts(self, x, router_of_gpu, routes=False):
+        """The network's in-switch reduction: per GPU index g, a switch host serving the GPUs of
+        index g of every node, joined to router_of_gpu(g) (the top switch their routes meet at);
+        with `routes`, the routes to it instead (SimGrid wants a zone's routes after its hosts)."""
+        red, G, N = self.net.reduction, self.node.gpus, self.net.nodes
+        if not red or N == 1:
+            return
+        for g in range(G):
+            if routes:
+                x.route(f"sharp{g}", router_of_gpu(g), [(f"sharp{g}-link", None)])
+            else:
+                switch_host(x, f"sharp{g}", 1, [n * G + g for n in range(N)], red, router_of_gpu(g),
+                            f"sharp{g}-link")
+
+    def top_zone(self, x, zone, router):
+        """switch_zone, with the network's switch hosts in it when it has them."""
+        if not self.net.reduction:
+            switch_zone(x, zone, router)
+            return
+        x.open(f'<zone id="{zone}" routing="Full">')
+        x.add(f'<router id="{router}"/>')
+        self.sharp_hosts(x, lambda g: router)
+        self.sharp_hosts(x, lambda g: router, routes=True)
+        x.close("zone")
 
     def groups_under(self, x, groups, spine_zone, spine_sw):
         sl = self.net.switch_latency
@@ -293,10 +357,10 @@ class Cluster:
         elif self.groups == 1:
             self.group_body(x, 0)
         elif not self.three:
-            switch_zone(x, "spine", "spine-sw")
+            self.top_zone(x, "spine", "spine-sw")
             self.groups_under(x, range(self.groups), "spine", "spine-sw")
         else:
-            switch_zone(x, "core", "core-sw")
+            self.top_zone(x, "core", "core-sw")
             gpp = self.groups_per_pod
             sl = self.net.switch_latency
             for pod in range(self.pods):

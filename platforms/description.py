@@ -98,6 +98,28 @@ def link_figures(obj, field, defaults=None):
     return Obj(bandwidth=bw, latency=lat)
 
 
+def in_switch_reduction(obj, field):
+    """A switch that reduces what passes through it (NVLS in an NVSwitch, SHARP in InfiniBand
+    switches): {"what": text with its source, "reduce_rate": input bytes/s it reduces (a
+    bandwidth figure), "chunk": bytes it works on at a time ({"value": n, "source": ..} or n)};
+    None when absent."""
+    if obj is None:
+        return None
+    fields(obj, field, ("what", "reduce_rate", "chunk"))
+    what = obj["what"]
+    if not isinstance(what, str) or not what.strip() or "--" in what:
+        raise DescriptionError(f"{field}.what", "must be a non-empty text without '--'", what)
+    chunk, source = obj["chunk"], NO_SOURCE
+    if isinstance(chunk, dict):
+        fields(chunk, f"{field}.chunk", ("value", "source"))
+        source = chunk["source"]
+        if not isinstance(source, str) or not source.strip() or "--" in source:
+            raise DescriptionError(f"{field}.chunk.source", "must be a non-empty text without '--'", source)
+        chunk = chunk["value"]
+    return Obj(what=what, reduce_rate=figure(obj["reduce_rate"], f"{field}.reduce_rate", "bandwidth"),
+               chunk=Obj(value=integer(chunk, f"{field}.chunk", high=1 << 30), source=source))
+
+
 def gpu_list(value, field, gpus):
     if not isinstance(value, list) or not value:
         raise DescriptionError(field, "must be a non-empty list of GPU indices", value)
@@ -124,9 +146,10 @@ def fabric(obj, field, gpus):
                                obj.get("kind") if isinstance(obj, dict) else obj)
     kind = obj["kind"]
     if kind == "switch":  # every GPU has one port (all its links) into a non-blocking switch
-        fields(obj, field, ("kind", "bandwidth", "latency"), ("name",))
+        fields(obj, field, ("kind", "bandwidth", "latency"), ("name", "in_switch_reduction"))
         return Obj(kind=kind, name=name(obj.get("name", "nvswitch"), f"{field}.name"),
-                   port=link_figures({k: obj[k] for k in ("bandwidth", "latency")}, field))
+                   port=link_figures({k: obj[k] for k in ("bandwidth", "latency")}, field),
+                   reduction=in_switch_reduction(obj.get("in_switch_reduction"), f"{field}.in_switch_reduction"))
     if kind == "mesh":  # point-to-point links between GPUs and routers (e.g. CPUs)
         fields(obj, field, ("kind", "link", "links"), ("routers",))
         routers = obj.get("routers", [])
@@ -275,7 +298,7 @@ def positive(value, field):
 
 def network(obj, field, overrides):
     fields(obj, field, ("nodes", "topology", "nodes_per_leaf", "switch_latency"),
-           ("leaves_per_pod", "oversubscription", "pod_oversubscription"))
+           ("leaves_per_pod", "oversubscription", "pod_oversubscription", "in_switch_reduction"))
     obj = dict(obj, **{k: v for k, v in overrides.items() if v is not None})
     topology = obj["topology"]
     if topology not in TOPOLOGIES:
@@ -290,7 +313,8 @@ def network(obj, field, overrides):
               if three else 1,
               oversubscription=positive(obj.get("oversubscription", 1), f"{field}.oversubscription"),
               pod_oversubscription=positive(obj.get("pod_oversubscription", 1), f"{field}.pod_oversubscription"),
-              switch_latency=figure(obj["switch_latency"], f"{field}.switch_latency", "latency"))
+              switch_latency=figure(obj["switch_latency"], f"{field}.switch_latency", "latency"),
+              reduction=in_switch_reduction(obj.get("in_switch_reduction"), f"{field}.in_switch_reduction"))
     npl, per_pod = net.nodes_per_leaf, net.nodes_per_leaf * net.leaves_per_pod
     if net.nodes > npl and net.nodes % npl:
         raise DescriptionError(f"{field}.nodes", f"must be <= or a multiple of nodes_per_leaf {npl}", net.nodes)

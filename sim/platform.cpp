@@ -161,6 +161,7 @@ static std::vector<simgrid::s4u::Host*> ranked_hosts(simgrid::s4u::Engine& engin
   std::vector<std::pair<int, simgrid::s4u::Host*>> found;
   std::vector<std::string> unranked;
   for (simgrid::s4u::Host* h : engine.get_all_hosts()) {
+    if (is_switch_host(h)) continue;  // a switch's actor runs there, no rank
     if (const char* r = h->get_property(prop::kRank))
       found.emplace_back(parse_rank(h->get_name(), r), h);
     else
@@ -232,6 +233,12 @@ Platform load_platform(simgrid::s4u::Engine& engine, const std::string& file,
                           "' has its own " + prop::kMemoryBandwidth +
                           " property, which wins: the flag is for hosts without one");
   check_gpu_routes(outline, p.gpus, file);
+  p.switches = read_switch_domains(engine, p.gpus, file);
+  p.switch_of.assign(p.gpus.size(), {-1, -1});
+  for (std::size_t i = 0; i < p.switches.size(); ++i)
+    for (int r : p.switches[i].members)
+      p.switch_of[static_cast<std::size_t>(r)][static_cast<std::size_t>(p.switches[i].level)] =
+          static_cast<int>(i);
   if (const char* dims = engine.get_netzone_root()->get_property(prop::kDims)) {
     try {
       p.natural_dims = Dims::parse(dims);

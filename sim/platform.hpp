@@ -17,6 +17,7 @@
 #include "algorithms/dims.hpp"
 #include "sim/platform_ranks.hpp"
 #include "sim/step_extrapolation.hpp"
+#include "sim/switch_model.hpp"
 
 namespace simgrid::s4u {
 class Engine;
@@ -116,6 +117,11 @@ struct Platform {
   bool extrapolate_steps = true;
   std::shared_ptr<ExtrapolationStats> extrapolation = std::make_shared<ExtrapolationStats>();
 
+  // Switches that reduce (sim/switch_model.hpp), and by rank the index among them of the one
+  // serving it at each SwitchLevel (-1: none).
+  std::vector<SwitchDomain> switches;
+  std::vector<std::array<int, kSwitchLevels>> switch_of;
+
   // The factor tables of a message from rank `src` to rank `dst` (the class-less ones without
   // places).
   struct MessageFactors {
@@ -136,6 +142,13 @@ MessageClass message_class(const HostPlace& a, const HostPlace& b);
 // platform without places (SimCommunicator::shares_memory_with). Checked before any actor
 // runs, so the error leaves the simulation as one message.
 void require_shared_memory(const Platform& platform, const std::vector<std::string>& algos);
+
+// Bits 1 << SwitchLevel of the levels of in-switch reduction every rank has (sim/switch_model.hpp).
+unsigned switch_levels(const Platform& platform);
+// Throws InvalidArgument naming the first of `algos` that needs in-switch reduction at a level
+// some rank lacks on this platform (Algorithm::needs_in_switch), and that rank. Checked before
+// any actor runs, so the error leaves the simulation as one message.
+void require_in_switch(const Platform& platform, const std::vector<std::string>& algos);
 
 // The peer-read factor of a message of `bytes` from rank `src` to rank `dst`: factor_at of
 // peer_read_factors inside a node (or without places), 1 between nodes, where the network, not

@@ -29,6 +29,32 @@ RouteCost route_cost(const Platform& platform, int src_rank, int dst_rank) {
 
 namespace {
 
+// Rank 0's switch at `level` (members 0 where it has none): the slowest member's routes.
+SwitchCost switch_cost(const Platform& platform, int level) {
+  SwitchCost cost;
+  if (platform.switch_of.empty()) return cost;
+  const int i = platform.switch_of[0][static_cast<std::size_t>(level)];
+  if (i < 0) return cost;
+  const SwitchDomain& d = platform.switches[static_cast<std::size_t>(i)];
+  for (int r : d.members) {
+    const simgrid::s4u::Host* gpu = platform.gpus[static_cast<std::size_t>(r)];
+    const simgrid::s4u::Host* sw = d.host;
+    for (const auto& [from, to] : {std::pair{gpu, sw}, std::pair{sw, gpu}}) {
+      std::vector<simgrid::s4u::Link*> links;
+      double latency = 0;
+      from->route_to(to, links, &latency);
+      double bandwidth = std::numeric_limits<double>::infinity();
+      for (const simgrid::s4u::Link* l : links) bandwidth = std::min(bandwidth, l->get_bandwidth());
+      cost.alpha = std::max(cost.alpha, latency);
+      cost.beta = std::max(cost.beta, 1.0 / bandwidth);
+    }
+  }
+  cost.reduce_beta = 1.0 / d.reduce_rate;
+  cost.chunk_bytes = d.chunk_bytes;
+  cost.members = static_cast<int>(d.members.size());
+  return cost;
+}
+
 // A ring neighbour pair: its route and the factor tables of its messages' class.
 struct NeighbourRoute {
   RouteCost cost;
@@ -83,6 +109,8 @@ CostParams platform_costs(const Platform& platform, const Dims& dims, double foo
     }
     params.per_dim.push_back(worst);
   }
+  for (int level = 0; level < kSwitchLevels; ++level)
+    params.in_switch[static_cast<std::size_t>(level)] = switch_cost(platform, level);
   const double memory_factor = footprint > 0 ? factor_at(platform.memory_factors, footprint) : 1.0;
   params.gamma = 3.0 / (platform.memory_bandwidth.at(0) * memory_factor);
   return params;

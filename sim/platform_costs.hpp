@@ -8,7 +8,9 @@
 // one per result byte), the same cost SimCommunicator::reduce charges. Per-size and peer-read
 // factors of a calibrated platform enter only through `footprint` (below). Contention (several
 // flows on one link) is not in these numbers: the model column and `auto` add it by pricing
-// over the platform's routes (route_topology.hpp, model_plan.hpp).
+// over the platform's routes (route_topology.hpp, model_plan.hpp). In-switch reduction
+// (CostParams::in_switch): rank 0's switch at each level, with the slowest member's route to it
+// each way, its reduction rate and chunk (sim/switch_model.hpp).
 #pragma once
 
 #include "algorithms/cost_params.hpp"

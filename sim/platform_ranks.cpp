@@ -9,6 +9,7 @@
 #include "algorithms/error.hpp"
 #include "harness/output_file.hpp"
 #include "sim/platform_outline.hpp"
+#include "sim/switch_model.hpp"
 
 namespace ddl::sim {
 
@@ -69,7 +70,8 @@ RankHosts choose_rank_hosts(simgrid::s4u::Engine& engine, const std::string& fil
                             const std::optional<std::string>& hostfile) {
   RankHosts r;
   if (!hostfile) {
-    r.hosts = engine.get_all_hosts();
+    for (simgrid::s4u::Host* h : engine.get_all_hosts())
+      if (!is_switch_host(h)) r.hosts.push_back(h);  // a switch's host runs no rank
     if (r.hosts.empty()) throw InvalidArgument("platform file '" + file + "' has no hosts");
     return r;
   }

@@ -206,6 +206,15 @@ void SimCommunicator::finish_recv(Slot& s) {
 void SimCommunicator::wait(Request& r) {
   if (!r.pending()) return;
   Slot& s = slot_of(r);
+  if (s.kind == Kind::switch_op) {
+    const std::shared_ptr<SwitchOp> op = std::move(s.switch_op);
+    s.kind = Kind::free;
+    ++s.generation;
+    free_slots_.push_back(static_cast<std::uint32_t>((r.id & 0xffffffffu) - 1));
+    r = Request{};
+    wait_switch_op(*op);
+    return;
+  }
   try {
     s.activity->wait();
   } catch (const simgrid::Exception& e) {
@@ -228,6 +237,10 @@ std::size_t SimCommunicator::wait_any(std::span<Request> rs) {
   std::vector<std::size_t> index;
   for (std::size_t i = 0; i < rs.size(); ++i) {
     if (!rs[i].pending()) continue;
+    // An in-switch collective completes through its switch's condition variable, not an
+    // activity; no algorithm plays one beside others (wait() it).
+    DDL_CHECK(slot_of(rs[i]).kind != Kind::switch_op,
+              "wait_any on an in-switch collective: wait() for it alone");
     activities.push_back(slot_of(rs[i]).activity);
     index.push_back(i);
   }
@@ -376,6 +389,47 @@ Request SimCommunicator::compute(double seconds) {
   } catch (const simgrid::Exception& e) {
     throw BackendError("rank " + std::to_string(rank_) + ": compute: " + e.what());
   }
+  return r;
+}
+
+std::vector<int> SimCommunicator::switch_domain(int level) const {
+  if (level < 0 || level >= kSwitchLevels) return {};
+  const int i = world_.platform->switch_of.at(
+      static_cast<std::size_t>(rank_))[static_cast<std::size_t>(level)];
+  if (i < 0) return {};
+  return world_.platform->switches[static_cast<std::size_t>(i)].members;
+}
+
+Request SimCommunicator::switch_collective(int level, SwitchCollective kind, MutView data,
+                                           DType type, ReduceOp op) {
+  const std::string who = "rank " + std::to_string(rank_) + ": in-switch collective";
+  if (level < 0 || level >= kSwitchLevels)
+    throw InvalidArgument(who + ": no level " + std::to_string(level) + " (0 node, 1 network)");
+  const int index = world_.platform->switch_of.at(
+      static_cast<std::size_t>(rank_))[static_cast<std::size_t>(level)];
+  if (index < 0)
+    throw InvalidArgument(who + ": no switch of level " + std::to_string(level) +
+                          " serves this rank on platform '" + world_.platform->file + "'");
+  if (op == ReduceOp::avg)
+    throw InvalidArgument(who + ": avg (reduce with sum and divide afterwards)");
+  if (data.bytes % dtype_size(type) != 0)
+    throw InvalidArgument(who + ": " + std::to_string(data.bytes) + " bytes are no whole " +
+                          std::string(to_string(type)) + " elements");
+  if (world_.payload && data.data == nullptr && data.bytes > 0)
+    throw InvalidArgument(who + ": null data in payload mode");
+  const SwitchDomain& domain = world_.platform->switches[static_cast<std::size_t>(index)];
+  if (world_.switches->size() < world_.platform->switches.size())
+    world_.switches->resize(world_.platform->switches.size());
+  const auto member =
+      static_cast<int>(std::lower_bound(domain.members.begin(), domain.members.end(), rank_) -
+                       domain.members.begin());
+  // The switch writes the result into these bytes: none of them was last sent by this rank.
+  written(data.data, data.bytes);
+  Slot* slot;
+  const Request r = take_slot(Kind::switch_op, -1, 0, slot);
+  slot->switch_op =
+      join_switch_op(domain, (*world_.switches)[static_cast<std::size_t>(index)], member, kind,
+                     data, type, op, world_.payload, world_.platform->gpus);
   return r;
 }
 

@@ -29,6 +29,9 @@
 // Given platform figures never mark a link class as shared memory (LinkCost::shared_memory), so
 // `auto` does not choose `direct` here; `--algo direct` runs it.
 //
+// In-switch reduction (algorithms/switch_reduction.hpp): the platform's switches that reduce
+// (sim/switch_model.hpp); every rank's switch_domain is empty on a platform without them.
+//
 // Step extrapolation (sim/step_extrapolation.hpp): the rank's SimStepPacing, offered as
 // step_pacing() only where the platform allows it, in timing-only mode.
 //
@@ -54,6 +57,7 @@
 #include "algorithms/one_sided.hpp"
 #include "algorithms/scratch_pool.hpp"
 #include "algorithms/step_semantics.hpp"
+#include "algorithms/switch_reduction.hpp"
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
 #include "sim/step_extrapolation.hpp"
@@ -76,9 +80,11 @@ struct SimWorld {
   std::shared_ptr<std::unordered_map<simgrid::s4u::Mailbox*, PendingCaps>> pending_caps =
       std::make_shared<std::unordered_map<simgrid::s4u::Mailbox*, PendingCaps>>();
   std::shared_ptr<RunRecords> runs = std::make_shared<RunRecords>();
+  // By index in platform->switches, grown on first use.
+  std::shared_ptr<std::vector<SwitchState>> switches = std::make_shared<std::vector<SwitchState>>();
 };
 
-class SimCommunicator : public Communicator, public OneSided {
+class SimCommunicator : public Communicator, public OneSided, public SwitchReduction {
  public:
   SimCommunicator(const SimWorld& world, int rank);
   ~SimCommunicator() override;
@@ -102,6 +108,7 @@ class SimCommunicator : public Communicator, public OneSided {
   Request compute(double seconds) override;
   OneSided* one_sided() override { return this; }
   StepPacing* step_pacing() override { return extrapolate_ ? &pacing_ : nullptr; }
+  SwitchReduction* switch_reduction() override { return this; }
 
   bool shares_memory_with(int peer) const override;
   std::size_t eager_limit() const override { return 0; }  // no transport: nothing to report
@@ -109,17 +116,22 @@ class SimCommunicator : public Communicator, public OneSided {
   void get(int peer, const MemoryHandle& remote, std::size_t offset, MutView local) override;
   void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
 
+  std::vector<int> switch_domain(int level) const override;
+  Request switch_collective(int level, SwitchCollective kind, MutView data, DType type,
+                            ReduceOp op) override;
+
   // The rank has written `data` outside the communicator (the sweep's input before each
   // iteration, as --check's fill on a real machine or a backward pass in training): none of
   // it was last read by a peer any more.
   void note_written(ConstView data);
 
  private:
-  enum class Kind : std::uint8_t { free, send, recv, exec };
+  enum class Kind : std::uint8_t { free, send, recv, exec, switch_op };
   struct Slot {
     simgrid::s4u::ActivityPtr activity;
-    void* received = nullptr;  // the receive's landing spot for the payload pointer
-    MutView target;            // receive: where the bytes belong
+    void* received = nullptr;             // the receive's landing spot for the payload pointer
+    MutView target;                       // receive: where the bytes belong
+    std::shared_ptr<SwitchOp> switch_op;  // an in-switch collective's, instead of an activity
     int peer = -1;
     int tag = 0;
     std::uint32_t generation = 0;

@@ -67,11 +67,18 @@ TEST_CASE("algo all lists every allreduce algorithm but auto", "[harness]") {
 TEST_CASE("algo all leaves out what the ranks cannot run and keeps named algorithms", "[harness]") {
   const CommonOptions all = parse({"--algo", "all"});
   CHECK(all.all_algorithms);
-  CHECK(runnable_algorithms(all, true) == all.algos);
-  std::vector<std::string> expected;
-  for (const std::string& n : all.algos)
-    if (n != "direct") expected.push_back(n);
-  CHECK(runnable_algorithms(all, false) == expected);
+  const std::vector<std::string> in_switch = {"nvls", "sharp", "nvls_sharp"};
+  const auto without = [&](std::vector<std::string> left_out) {
+    std::vector<std::string> kept;
+    for (const std::string& n : all.algos)
+      if (std::find(left_out.begin(), left_out.end(), n) == left_out.end()) kept.push_back(n);
+    return kept;
+  };
+  CHECK(runnable_algorithms(all, true) == without(in_switch));
+  CHECK(runnable_algorithms(all, false) == without({"direct", "nvls", "sharp", "nvls_sharp"}));
+  // Switches that reduce (bits 1 << SwitchLevel): in the node only, then at both levels.
+  CHECK(runnable_algorithms(all, false, 1) == without({"direct", "sharp", "nvls_sharp"}));
+  CHECK(runnable_algorithms(all, true, 3) == all.algos);
   const CommonOptions named = parse({"--algo", "direct,ring"});
   CHECK_FALSE(named.all_algorithms);
   CHECK(runnable_algorithms(named, false) == std::vector<std::string>{"direct", "ring"});

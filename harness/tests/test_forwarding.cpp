@@ -36,10 +36,12 @@ const std::set<std::string> kCore = {"rank",
                                      "compute",
                                      "set_phase",
                                      "one_sided",
-                                     "step_pacing"};
+                                     "step_pacing",
+                                     "switch_reduction"};
 const std::set<std::string> kOneSided = {"shares_memory_with", "eager_limit", "handle", "get",
                                          "put"};
 const std::set<std::string> kStepPacing = {"begin_alike_run", "alike_step_done"};
+const std::set<std::string> kSwitchReduction = {"switch_domain", "switch_collective"};
 
 // The names of the virtual methods `cls` declares in algorithms/`header` (destructor aside).
 std::set<std::string> declared_virtuals(const std::string& header, const std::string& cls) {
@@ -61,7 +63,10 @@ std::set<std::string> declared_virtuals(const std::string& header, const std::st
 }
 
 // Records every call it gets, by name; answers with fixed, recognisable values.
-class Recorder : public ddl::Communicator, public ddl::OneSided, public ddl::StepPacing {
+class Recorder : public ddl::Communicator,
+                 public ddl::OneSided,
+                 public ddl::StepPacing,
+                 public ddl::SwitchReduction {
  public:
   mutable std::multiset<std::string> calls;  // const methods are recorded too
   int rank() const override { return log("rank"), 3; }
@@ -90,6 +95,7 @@ class Recorder : public ddl::Communicator, public ddl::OneSided, public ddl::Ste
   void set_phase(const char*, int) override { log("set_phase"); }
   ddl::OneSided* one_sided() override { return log("one_sided"), this; }
   ddl::StepPacing* step_pacing() override { return log("step_pacing"), this; }
+  ddl::SwitchReduction* switch_reduction() override { return log("switch_reduction"), this; }
 
   bool shares_memory_with(int) const override { return log("shares_memory_with"), true; }
   std::size_t eager_limit() const override { return log("eager_limit"), 4321; }
@@ -102,6 +108,14 @@ class Recorder : public ddl::Communicator, public ddl::OneSided, public ddl::Ste
   void begin_alike_run(std::size_t) override { log("begin_alike_run"); }
   bool alike_step_done(std::size_t) override { return log("alike_step_done"), true; }
 
+  std::vector<int> switch_domain(int) const override {
+    return log("switch_domain"), std::vector<int>{3, 5};
+  }
+  ddl::Request switch_collective(int, ddl::SwitchCollective, ddl::MutView, ddl::DType,
+                                 ddl::ReduceOp) override {
+    return log("switch_collective"), ddl::Request{14};
+  }
+
  private:
   void log(const char* name) const { calls.insert(name); }
 };
@@ -113,6 +127,13 @@ void call_one_sided(ddl::OneSided& o) {
   CHECK(h.owner == 3);
   o.get(1, h, 0, {nullptr, 0});
   o.put(1, h, 0, {nullptr, 0});
+}
+
+void call_switch_reduction(ddl::SwitchReduction& s) {
+  CHECK(s.switch_domain(ddl::kNodeSwitch) == std::vector<int>{3, 5});
+  CHECK(s.switch_collective(ddl::kNodeSwitch, ddl::SwitchCollective::allreduce, {nullptr, 0},
+                            ddl::DType::float32, ddl::ReduceOp::sum)
+            .id == 14);
 }
 
 // Calls every method once, and every method of each capability the communicator offers.
@@ -137,6 +158,7 @@ void call_everything(ddl::Communicator& c) {
     pacing->begin_alike_run(100);
     CHECK(pacing->alike_step_done(99));
   }
+  if (ddl::SwitchReduction* s = c.switch_reduction()) call_switch_reduction(*s);
 }
 
 // Each name of `tables` once.
@@ -159,6 +181,7 @@ TEST_CASE("this file's tables list every virtual of Communicator and its capabil
   CHECK(declared_virtuals("communicator.hpp", "Communicator") == kCore);
   CHECK(declared_virtuals("one_sided.hpp", "OneSided") == kOneSided);
   CHECK(declared_virtuals("step_pacing.hpp", "StepPacing") == kStepPacing);
+  CHECK(declared_virtuals("switch_reduction.hpp", "SwitchReduction") == kSwitchReduction);
 }
 
 TEST_CASE("ForwardingCommunicator forwards every method and hands out the capabilities",
@@ -166,10 +189,19 @@ TEST_CASE("ForwardingCommunicator forwards every method and hands out the capabi
   Recorder inner;
   ddl::ForwardingCommunicator f(inner);
   call_everything(f);
-  CHECK(inner.calls == once({kCore, kOneSided, kStepPacing}));
+  CHECK(inner.calls == once({kCore, kOneSided, kStepPacing, kSwitchReduction}));
   CHECK(&f.inner() == &inner);
   CHECK(f.one_sided() == static_cast<ddl::OneSided*>(&inner));
   CHECK(f.step_pacing() == static_cast<ddl::StepPacing*>(&inner));
+  CHECK(f.switch_reduction() == static_cast<ddl::SwitchReduction*>(&inner));
+}
+
+TEST_CASE("ForwardingSwitchReduction forwards every method", "[harness][forwarding]") {
+  Recorder inner;
+  ddl::ForwardingSwitchReduction f(inner);
+  call_switch_reduction(f);
+  CHECK(inner.calls == once({kSwitchReduction}));
+  CHECK(&f.inner() == &inner);
 }
 
 TEST_CASE("ForwardingOneSided forwards every method", "[harness][forwarding]") {
@@ -185,17 +217,19 @@ TEST_CASE("the decorators reach the wrapped backend for what they do not change"
   Recorder a;
   ddl::FaultInjectingCommunicator faults(a, {});
   call_everything(faults);
-  CHECK(a.calls == once({kCore, kOneSided, kStepPacing}));  // wait_all reaches the backend's own
+  CHECK(a.calls == once({kCore, kOneSided, kStepPacing,
+                         kSwitchReduction}));  // wait_all reaches the backend's own
 
-  // The tracer reads the clock and the rank around calls, wraps one-sided access in its own and
-  // offers no pacing (a trace shows every step).
+  // The tracer reads the clock and the rank around calls, wraps one-sided access in its own,
+  // hands out in-switch reduction as it is and offers no pacing (a trace shows every step).
   Recorder b;
   ddl::harness::TracingCommunicator traced(b);
   call_everything(traced);
   CHECK(traced.step_pacing() == nullptr);
   REQUIRE(traced.one_sided() != nullptr);
   CHECK(traced.one_sided() != static_cast<ddl::OneSided*>(&b));
-  std::set<std::string> expected = names(once({kCore, kOneSided}));
+  CHECK(traced.switch_reduction() == static_cast<ddl::SwitchReduction*>(&b));
+  std::set<std::string> expected = names(once({kCore, kOneSided, kSwitchReduction}));
   expected.erase("step_pacing");
   CHECK(names(b.calls) == expected);
   // One-sided copies are traced as events of their own, naming the peer.

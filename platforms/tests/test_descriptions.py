@@ -38,6 +38,15 @@ def props(element):
     return {p.get("id"): p.get("value") for p in element.findall("prop")}
 
 
+def gpu_hosts(root):
+    """The hosts that run ranks: every host but those of switches that reduce (ddl_switch_level)."""
+    return [h for h in root.iter("host") if "ddl_switch_level" not in props(h)]
+
+
+def switch_hosts(root):
+    return {h.get("id"): props(h) for h in root.iter("host") if "ddl_switch_level" in props(h)}
+
+
 def zone_graph(zone):
     """Directed edges (src -> [(dst, links)]) of one zone's routes, as Floyd sees them."""
     edges = {}
@@ -90,7 +99,7 @@ class Contract(unittest.TestCase):
             product *= e
         self.assertEqual(product, gpus_per_node * nodes, p["ddl_dims"])
         self.assertEqual(len(p["ddl_hierarchy"].split(",")), len(extents))
-        hosts = list(root.iter("host"))
+        hosts = gpu_hosts(root)
         ranks = sorted(int(props(h)["ddl_rank"]) for h in hosts)
         self.assertEqual(ranks, list(range(gpus_per_node * nodes)))
         for h in hosts:
@@ -127,6 +136,59 @@ class Contract(unittest.TestCase):
                 self.assertEqual((p["ddl_dims"], p["ddl_hierarchy"]), (dims, hierarchy))
 
 
+class InSwitchReduction(unittest.TestCase):
+    def test_nvls_per_node_and_sharp_per_rail_serve_the_right_ranks(self):
+        for topology, nodes in [("fat_tree2", 1), ("fat_tree2", 4), ("fat_tree2", 16), ("rail", 64),
+                                ("fat_tree3", 64)]:
+            with self.subTest(topology=topology, nodes=nodes):
+                root = platform("--platform", "dgx_h100", "--nodes", str(nodes), "--topology", topology,
+                                "--nodes-per-leaf", "4" if topology == "fat_tree2" else "32",
+                                "--leaves-per-pod", "2")
+                hosts = switch_hosts(root)
+                expected = {f"n{n}-nvswitch-reduce": ("0", list(range(8 * n, 8 * n + 8))) for n in range(nodes)}
+                if nodes > 1:
+                    expected.update({f"sharp{g}": ("1", [8 * n + g for n in range(nodes)]) for g in range(8)})
+                got = {h: (p["ddl_switch_level"], [int(r) for r in p["ddl_switch_members"].split(",")])
+                       for h, p in hosts.items()}
+                self.assertEqual(got, expected)
+                for p in hosts.values():
+                    self.assertNotIn("ddl_rank", p)
+                    self.assertGreater(float(p["ddl_switch_reduce_rate"]), 0)
+                    self.assertGreater(int(p["ddl_switch_chunk"]), 0)
+                # Its link to the switch's router is never the bottleneck.
+                links = {ln.get("id"): ln for ln in root.iter("link")}
+                for h in hosts:
+                    link = links[h + "-link"]
+                    self.assertEqual(link.get("sharing_policy"), "FATPIPE")
+                    self.assertEqual(link.get("latency"), "0")
+
+    def test_families_without_the_field_have_no_switch_hosts(self):
+        for family in ("dgx_a100", "dgx1", "s822lc", "bigbasin"):
+            with self.subTest(family=family):
+                self.assertEqual(switch_hosts(platform("--platform", family, "--nodes", "2")), {})
+
+    def test_bad_in_switch_reduction_is_refused_naming_the_field(self):
+        with open(os.path.join(DESCRIPTIONS, "dgx_h100.json")) as f:
+            good = json.load(f)
+        cases = [({"what": "x", "reduce_rate": "0GBps", "chunk": 1}, "in_switch_reduction.reduce_rate"),
+                 ({"what": "x", "reduce_rate": "1GBps", "chunk": 0}, "in_switch_reduction.chunk"),
+                 ({"what": "", "reduce_rate": "1GBps", "chunk": 1}, "in_switch_reduction.what"),
+                 ({"what": "x", "reduce_rate": "1GBps"}, "in_switch_reduction.chunk: is missing"),
+                 ({"what": "x", "reduce_rate": "1GBps", "chunk": 1, "extra": 1}, "unknown field")]
+        for bad, message in cases:
+            with self.subTest(message=message):
+                d = json.loads(json.dumps(good))
+                d["node"]["fabric"]["in_switch_reduction"] = bad
+                with tempfile.TemporaryDirectory() as tmp:
+                    path = os.path.join(tmp, "bad.json")
+                    with open(path, "w") as f:
+                        json.dump(d, f)
+                    r = subprocess.run([sys.executable, GENERATE, "--description", path, "--nodes", "1", "-o",
+                                        os.path.join(tmp, "out.xml")], capture_output=True, text=True)
+                self.assertEqual(r.returncode, 1, r.stderr)
+                self.assertIn(message, r.stderr)
+
+
 class Routes(unittest.TestCase):
     def test_nvswitch_any_gpu_pair_is_one_hop_through_the_switch(self):
         for family in ("dgx_h100", "dgx_a100"):
@@ -152,7 +214,7 @@ class Routes(unittest.TestCase):
 
     def test_rails_put_gpu_i_of_every_node_on_leaf_i(self):
         root = platform("--platform", "dgx_h100", "--nodes", "64", "--topology", "rail")
-        for h in root.iter("host"):
+        for h in gpu_hosts(root):
             hp = props(h)
             node, gpu = int(hp["ddl_node"]), int(hp["ddl_rank"]) % 8
             self.assertEqual(int(hp["ddl_leaf"]), (node // 32) * 8 + gpu, h.get("id"))

@@ -23,6 +23,7 @@ NUMPY_DTYPES = [np.float32, np.float64, np.float16, np.int32, np.int64]
 TORCH_DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32,
                 torch.int64]
 OPS = ["sum", "prod", "min", "max", "avg"]
+IN_SWITCH = ["nvls", "sharp", "nvls_sharp"]  # need switches that reduce: the simulator's
 
 
 def inputs(rank):
@@ -66,13 +67,22 @@ class ExactResults(unittest.TestCase):
                     np.testing.assert_array_equal(t.double().numpy(), expected(op, integer))
 
     def test_every_algorithm(self):
-        self.assertEqual(ddl.algorithms(),
-                         ["direct", "ring", "ddl", "rhd", "rd", "dbtree", "hier", "auto"])
+        self.assertEqual(ddl.algorithms(), ["direct", "ring", "ddl", "rhd", "rd", "dbtree", "hier", "nvls",
+                                            "sharp", "nvls_sharp", "auto"])
         for algo in ddl.algorithms():
+            if algo in IN_SWITCH:
+                continue  # test_in_switch_refused
             with self.subTest(algo=algo):
                 x = inputs(R).astype(np.float32)
                 ddl.allreduce(x, algo=algo, timeout=TIMEOUT)
                 np.testing.assert_array_equal(x, expected("sum", False))
+
+    def test_in_switch_refused(self):
+        for algo in IN_SWITCH:
+            with self.subTest(algo=algo):
+                x = inputs(R).astype(np.float32)
+                with self.assertRaisesRegex(ValueError, rf"{algo}: this backend has no in-switch reduction"):
+                    ddl.allreduce(x, algo=algo, timeout=TIMEOUT)
 
     def test_dims_as_string_and_sequence(self):
         grids = ["1x2", (2, 1)] if P == 2 else ["2x2", (2, 2), [4], "1x4x1"]
@@ -157,7 +167,8 @@ BAD_ARGUMENTS = [
      r"avg\)", F32, {"op": "mean"}),
     (ValueError, r"^ddl.allreduce: unknown algorithm 'nope' \(known: direct, ring, ddl", F32, {"algo": "nope"}),
     (ValueError, r"'broadcast_chain' is a broadcast algorithm, not an allreduce \(allreduce "
-     r"algorithms: direct, ring, ddl, rhd, rd, dbtree, hier, auto\)", F32, {"algo": "broadcast_chain"}),
+     r"algorithms: direct, ring, ddl, rhd, rd, dbtree, hier, nvls, sharp, nvls_sharp, auto\)", F32,
+     {"algo": "broadcast_chain"}),
     (ValueError, rf"^ddl.allreduce: dims '3x3' describe 9 ranks but there are {P}", F32,
      {"dims": "3x3"}),
     (ValueError, rf"dims '5' describe 5 ranks but there are {P}", F32, {"dims": [5]}),
@@ -215,7 +226,8 @@ class TorchHookArguments(unittest.TestCase):
         import ddl.torch
 
         with self.assertRaisesRegex(ValueError, r"^ddl.torch.HookState: unknown algorithm 'nope' "
-                                    r"\(known: direct, ring, ddl, rhd, rd, dbtree, hier, auto\)"):
+                                    r"\(known: direct, ring, ddl, rhd, rd, dbtree, hier, nvls, sharp, "
+                                    r"nvls_sharp, auto\)"):
             ddl.torch.HookState(algo="nope")
         with self.assertRaisesRegex(TypeError, r"^ddl.torch.allreduce_hook: state must be a "
                                     r"ddl.torch.HookState or None, not str"):

@@ -10,12 +10,12 @@ using namespace ddl::test;
 
 namespace {
 
-// Every registered algorithm but those that need ranks sharing memory (direct), which the
-// platforms below do not have; direct has its own test on one node.
+// Every registered algorithm but those that need ranks sharing memory (direct) or switches that
+// reduce (nvls, sharp), which the platforms below do not have; they have tests of their own.
 std::vector<std::string> every_algorithm() {
   std::vector<std::string> names;
   for (const ddl::Algorithm& a : ddl::algorithms())
-    if (!a.needs_shared_memory) names.push_back(a.name);
+    if (!a.needs_shared_memory && !a.needs_in_switch) names.push_back(a.name);
   return names;
 }
 

@@ -196,6 +196,12 @@ int run(int argc, char** argv) {
 
   args.common.algos =
       harness::runnable_algorithms(args.common, shares_memory_with_all(backend->comm()));
+  try {  // every rank has the same backend, so every rank reaches the same verdict
+    harness::refuse_in_switch(args.common.algos, backend->comm());
+  } catch (const InvalidArgument& e) {
+    if (rank == 0) std::cerr << "ddlrun: " << e.what() << "\n";
+    return 2;
+  }
   TimedSweepConfig cfg;
   cfg.cases = harness::sweep_cases(args.common, dims);
   cfg.cases.options.plan = plan;

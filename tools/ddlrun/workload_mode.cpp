@@ -169,8 +169,10 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
   MpiCommunicator compute_comm(MPI_COMM_WORLD, setup.timeout_s);
   MpiCommunicator comm_comm(MPI_COMM_WORLD, setup.timeout_s);
   std::vector<const Algorithm*> algos;
-  for (const std::string& name :
-       harness::runnable_algorithms(common, shares_memory_with_all(comm_comm))) {
+  const std::vector<std::string> names =
+      harness::runnable_algorithms(common, shares_memory_with_all(comm_comm));
+  harness::refuse_in_switch(names, comm_comm);
+  for (const std::string& name : names) {
     const Algorithm& a = find_algorithm(name);
     if (a.collective != Collective::allreduce)
       throw InvalidArgument("--workload needs allreduce algorithms; '" + name + "' is a " +

@@ -196,8 +196,9 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   platform.file = source.shown();
   // `all` leaves direct out here: it is a host-memory algorithm, and one-sided copies between
   // simulated GPUs are plain transfers with no figures of their own (sim_communicator.hpp).
-  common.algos = harness::runnable_algorithms(common, false);
+  common.algos = harness::runnable_algorithms(common, false, sim::switch_levels(platform));
   sim::require_shared_memory(platform, common.algos);
+  sim::require_in_switch(platform, common.algos);
   const Dims dims = sim::choose_dims(platform, common.dims);
   sim::SweepConfig config = harness::sweep_cases(common, dims);
   config.options.cost = sim::platform_costs(platform, dims);

@@ -123,8 +123,10 @@ WorkloadOutcome simulate_workload(const WorkloadSetup& setup, const std::string&
   WorkloadRunConfig config;
   config.plan = harness::plan_iteration(a.workload, a.batch, a.buckets);
   scale_compute(config.plan, r.scaling);
-  config.algos = harness::runnable_algorithms(setup.common, false);  // as ddlsim's sweep: no direct
+  // As ddlsim's sweep: no direct.
+  config.algos = harness::runnable_algorithms(setup.common, false, switch_levels(platform));
   require_shared_memory(platform, config.algos);
+  require_in_switch(platform, config.algos);
   config.options = harness::algorithm_options(setup.common, dims);
   config.options.cost = platform_costs(platform, dims);
   config.effects = a.effects;

@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
     const MutView device = space.allocate(big);
     std::vector<std::byte> host(big);
     for (const Algorithm& a : algorithms())
-      for (const Dims& dims : a.collective == Collective::allreduce
+      for (const Dims& dims : a.needs_in_switch ? std::vector<Dims>{}  // no switch reduces here
+                              : a.collective == Collective::allreduce
                                   ? factorizations(p, 3)
                                   : std::vector<Dims>{Dims::flat(p)})
         for (DType type : all_dtypes())
