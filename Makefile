@@ -3,6 +3,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+CTEST_FLAGS ?=
 
 DEB_PACKAGES := cmake g++ make pkg-config libsimgrid-dev libopenmpi-dev openmpi-bin \
 	libboost-program-options-dev catch2 nlohmann-json3-dev python3 time \
@@ -45,7 +46,7 @@ run: configure
 	else echo "ddlsim is not built here: see the DDL_WITH_SIM and DDL_WITH_TOOLS lines of the configure output" >&2; exit 1; fi
 
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS) $(CTEST_FLAGS)
 
 # libFuzzer under ASan + UBSan (fuzz/README.md): each target FUZZ_SECONDS, from its seed corpus.
 # A build of its own (clang, the fuzz targets and what they link only); MPI and CUDA are not used.

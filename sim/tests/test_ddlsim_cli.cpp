@@ -17,7 +17,7 @@ void check_rejected(const std::string& args, const std::string& names) {
 }
 }  // namespace
 
-TEST_CASE("no arguments: ddl on s822lc_64 from 8 B to 256 MB as a table", "[sim][cli]") {
+TEST_CASE("no arguments: ddl on s822lc_64 from 8 B to 256 MB as a table", "[sim][scale][cli]") {
   // Run from elsewhere: the default platform is found through the source tree.
   const ChildResult r = run_child("cd / && " + ddlsim());
   INFO(r.err);

@@ -36,7 +36,7 @@ std::map<std::string, double> times(const std::string& csv) {
 }  // namespace
 
 TEST_CASE("a 128-rank ring on a contention-free cluster is extrapolated to its closed form",
-          "[sim][extrapolation]") {
+          "[sim][scale][extrapolation]") {
   // Every step of the ring takes alpha + S/p beta (+ S/p gamma reducing): the pace is steady
   // from the first step, so the steps not played cost exactly what they would have.
   const std::string args = "--platform " + fixture("cluster_128.xml") +
@@ -57,7 +57,7 @@ TEST_CASE("a 128-rank ring on a contention-free cluster is extrapolated to its c
 }
 
 TEST_CASE("on s822lc_64 the extrapolated ring is within 0.5 % of every step played",
-          "[sim][extrapolation]") {
+          "[sim][scale][extrapolation]") {
   // Shared HCAs and switch hops: ranks settle into the slowest link's pace after a few dozen
   // steps, and a ring's skew between ranks is not kept (sim/README.md: measured within 0.002 %).
   const std::string args =
@@ -72,7 +72,7 @@ TEST_CASE("on s822lc_64 the extrapolated ring is within 0.5 % of every step play
   }
 }
 
-TEST_CASE("a ring its ranks enter apart is played in full", "[sim][extrapolation]") {
+TEST_CASE("a ring its ranks enter apart is played in full", "[sim][scale][extrapolation]") {
   // Under compute jitter the ranks start each gradient bucket's ring at their own time: the
   // first blocks then show ranks waiting on each other, not the ring's pace, so the run is not
   // ended early and the iteration is the full simulation's to the digit. Without jitter the same
@@ -90,7 +90,7 @@ TEST_CASE("a ring its ranks enter apart is played in full", "[sim][extrapolation
   CHECK(simulate(args).out.find(kNote) != std::string::npos);
 }
 
-TEST_CASE("with exact, check or trace every step is played", "[sim][extrapolation]") {
+TEST_CASE("with exact, check or trace every step is played", "[sim][scale][extrapolation]") {
   const std::string base = "--platform " + fixture("cluster_128.xml") +
                            " --algo ring --memory-bandwidth 100e9 -b 1M -e 1M";
   CHECK(simulate(base + " --exact").out.find(kNote) == std::string::npos);

@@ -26,7 +26,7 @@ nlohmann::json json_rows(const std::string& command) {
 }  // namespace
 
 TEST_CASE("workload sweep: each size's row is its own run's with the same flags, exact",
-          "[sim][workload]") {
+          "[sim][scale][workload]") {
   const fs::path dir =
       fs::temp_directory_path() / ("ddl_workload_sweep_rows_" + std::to_string(getpid()));
   fs::remove_all(dir);
