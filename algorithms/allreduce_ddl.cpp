@@ -23,8 +23,9 @@
 // With K chunks, T(c) the time of a phase on one chunk of c = S/K: every phase of one chunk
 // (fill and drain) plus K - 1 chunks through the busiest resource: a dimension's links, which
 // its reduce-scatter and allgather share (their bytes' time: chunks queue there, so no latency
-// is waited out), or the rank's reductions (which overlap other chunks' transfers):
-//   Σ_phases T(c) + (K - 1) max( max_i [β-part of T_rs,i(c) + T_ag,i(c)], Σ_i γ-part ).
+// is waited out), or the first phase, which chunks enter one after another (the gate: there a
+// chunk waits out its latencies too):
+//   Σ_phases T(c) + (K - 1) max( T_rs,1(c), max_i [β-γ part of T_rs,i(c) + T_ag,i(c)] ).
 #include "algorithms/allreduce_ddl.hpp"
 
 #include <algorithm>
@@ -190,7 +191,9 @@ double allreduce_ddl_cost(const CostQuery& q) {
   auto bytes_time = [&](int i) {
     return twice[static_cast<std::size_t>(i)] - once[static_cast<std::size_t>(i)];
   };
-  double busiest = 0;
+  // The first phase is the gate (chunk k+1 starts it once chunk k has left it): a chain that
+  // waits out its latencies, so a chunk costs there at least its whole time.
+  double busiest = once[0];
   for (int i = 0; i < k; ++i)
     busiest = std::max(busiest, bytes_time(i) + bytes_time(2 * k - 1 - i));
   return fill + static_cast<double>(chunks - 1) * busiest;

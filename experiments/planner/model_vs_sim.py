@@ -1,6 +1,7 @@
 """Tabulate ddlsim's csv (model_us beside time_us) per platform as markdown: the error of the
 contention-aware model against the simulation, (model - sim) / sim in %, per algorithm and size.
-Usage: model_vs_sim.py DIR ALGOS (DIR holds <platform>.csv)."""
+Usage: model_vs_sim.py DIR ALGOS [MODERN_DIR] (each DIR holds <platform>.csv; DIR's tables have
+the ALGOS columns, MODERN_DIR's those its csv holds, in the order ddlsim ran them)."""
 import pathlib
 import sys
 
@@ -9,20 +10,16 @@ import pandas as pd
 TARGET = 10.0  # percent
 
 
-def main() -> int:
-    folder, algos = pathlib.Path(sys.argv[1]), sys.argv[2].split(",")
-    out = ["# Contention-aware model vs simulation", "",
-           "Produced by `experiments/planner/model_vs_sim.sh` (timing-only `ddlsim --algo "
-           + sys.argv[2] + " -b 64K -e 256M -f 4 --format csv` per platform). Cells: "
-           "(model - simulated) / simulated in %; target |error| <= 10 %.", ""]
-    worst = []
+def tables(folder: pathlib.Path, algos, out, worst) -> None:
+    """One table per <platform>.csv of folder; algos: the columns (None: the csv's own)."""
     for csv in sorted(folder.glob("*.csv")):
         d = pd.read_csv(csv, comment="#")
         d["err"] = (d.model_us - d.time_us) / d.time_us * 100
-        t = d.pivot(index="size", columns="algo", values="err")[algos]
+        columns = algos or list(dict.fromkeys(d.algo))
+        t = d.pivot(index="size", columns="algo", values="err")[columns]
         out += [f"## {csv.stem} ({d.dims.iloc[0]}, {len(d)} cases)", "",
-                "| size (B) | " + " | ".join(algos) + " |",
-                "|---:|" + "---:|" * len(algos)]
+                "| size (B) | " + " | ".join(columns) + " |",
+                "|---:|" + "---:|" * len(columns)]
         for size, row in t.iterrows():
             out.append(f"| {size} | " + " | ".join(f"{v:+.1f}" for v in row) + " |")
         out.append("")
@@ -33,6 +30,22 @@ def main() -> int:
         worst_abs = d.err.abs().max()
         out.append(f"Largest |error| on {csv.stem}: {worst_abs:.1f} %.")
         out.append("")
+
+
+def main() -> int:
+    folder, algos = pathlib.Path(sys.argv[1]), sys.argv[2].split(",")
+    out = ["# Contention-aware model vs simulation", "",
+           "Produced by `experiments/planner/model_vs_sim.sh` (timing-only `ddlsim --algo "
+           + sys.argv[2] + " -b 64K -e 256M -f 4 --format csv` per platform). Cells: "
+           "(model - simulated) / simulated in %; target |error| <= 10 %.", ""]
+    worst = []
+    tables(folder, algos, out, worst)
+    if len(sys.argv) > 3:
+        out += ["# Today's algorithms on the machines that have their fabrics", "",
+                "The same sweep with `ring:channels=8` (one channel per NIC), ddl pipelined over "
+                "4 and 16 chunks, and the in-switch reductions where the platform's switches "
+                "reduce (columns: the algorithms run on that platform).", ""]
+        tables(pathlib.Path(sys.argv[3]), None, out, worst)
     out += ["## Cases beyond the 10 % target", ""]
     out += [f"- {w}" for w in worst] if worst else ["None."]
     notes = pathlib.Path(__file__).with_name("model_vs_sim_notes.md")

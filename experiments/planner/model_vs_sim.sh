@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The contention-aware model against the simulation: every allreduce algorithm (both
 # halving-doubling orders of rhd) on every shipped platform (platforms/*.xml), 64 KB..256 MB,
-# timing-only ddlsim (its model column is the contention-aware price over the platform's routes).
+# timing-only ddlsim (its model column is the contention-aware price over the platform's routes);
+# then today's algorithms on the shipped machines that have their fabrics (rail-aware channels,
+# the pipelined ddl, in-switch reduction where the platform's switches reduce), same sizes.
 # Writes model_vs_sim.md into a new experiments/runs/model_vs_sim-<time>/ (UPDATE_RESULTS=1: the
 # committed experiments/results/; OUT=dir: dir; experiments/README.md).
 # Usage: experiments/planner/model_vs_sim.sh [BUILD]
@@ -24,6 +26,16 @@ for f in "$root"/platforms/*.xml; do
   echo "model_vs_sim.sh: $p" >&2
   timeout 900 "$ddlsim" --platform "$f" --algo "$algos" -b 64K -e 256M -f 4 --format csv > "$tmp/$p.csv"
 done
-/usr/bin/python3 "$here/model_vs_sim.py" "$tmp" "$algos" > "$tmp/table.md"
+# Today's algorithms: the channels are one per GPU of a node (a NIC each); the pipeline at 4 and
+# 16 chunks; nvls and sharp only where the description says its switches reduce (dgx_h100).
+mkdir "$tmp/modern"
+modern() {  # modern PLATFORM ALGOS
+  echo "model_vs_sim.sh: $1 (today's algorithms)" >&2
+  timeout 900 "$ddlsim" --platform "$root/platforms/$1.xml" --algo "$2" -b 64K -e 256M -f 4 \
+    --format csv > "$tmp/modern/$1.csv"
+}
+modern dgx_h100_4 ring:channels=8,ddl:chunks=4,ddl:chunks=16,nvls,sharp,nvls_sharp
+modern dgx_a100_2 ring:channels=8,ddl:chunks=4,ddl:chunks=16
+/usr/bin/python3 "$here/model_vs_sim.py" "$tmp" "$algos" "$tmp/modern" > "$tmp/table.md"
 mv "$tmp/table.md" "$out"
 echo "model_vs_sim.sh: wrote $out" >&2
