@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Today's fabrics at full bandwidth: ddlsim's allreduce busbw on DGX H100 / A100 clusters against
-# the per-node bound, for the flat ring, ring with one channel per GPU (rail-aware), ddl and ddl
-# pipelined over chunks (algorithms/allreduce_ring.cpp, allreduce_ddl.cpp). Not a test: it
+# the per-node bound, for the flat ring, ring with one channel per GPU (rail-aware), ddl, ddl
+# pipelined over chunks, and the in-switch reductions nvls, sharp and nvls_sharp where the DGX
+# H100's switches reduce (algorithms/allreduce_ring.cpp, allreduce_ddl.cpp, allreduce_nvls.cpp,
+# allreduce_sharp.cpp, allreduce_nvls_sharp.cpp). Not a test: it
 # simulates and reports; every row carries ddlsim's own command and its wall time.
 #
 #   experiments/fabrics.sh                     # uses build/bin/ddlsim (run make first)
@@ -12,7 +14,9 @@
 # The bound of a multi-node case is a node's NICs: 8 x 400 Gb/s = 400 GB/s (DGX H100), 8 x 200
 # Gb/s = 200 GB/s (DGX A100) (platforms/descriptions/dgx_*.json, their sources); a flat ring's
 # busbw cannot pass it. ddl crosses the network with already reduced pieces, so its busbw can.
-# One node's bound is a GPU's NVLink port, 450 GB/s (dgx_h100.json).
+# One node's bound is a GPU's NVLink port, 450 GB/s (dgx_h100.json). In-switch reduction passes
+# either bound the same way: data goes to a switch once and comes back once, where a ring sends
+# and receives 2(p-1)/p of it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . experiments/lib.sh
@@ -29,10 +33,10 @@ python3 platforms/generate.py --platform dgx_a100 --nodes 4 -o "$gen/dgx_a100_4.
 
 # name | platform | bound GB/s | algorithms, separated by ';'
 cases=(
-  "h100_1|$gen/dgx_h100_1.xml|450|ring;ring:channels=8;auto"
-  "h100_4|platforms/dgx_h100_4.xml|400|ring;ring:channels=8;ddl;ddl:chunks=16;auto"
-  "h100_16|$gen/dgx_h100_16.xml|400|ring:channels=8;ddl;ddl:chunks=32;auto"
-  "h100_rail_64|platforms/dgx_h100_rail_64.xml|400|ring:channels=8;ddl;ddl:8x32x2:ring,hd,ring:chunks=16"
+  "h100_1|$gen/dgx_h100_1.xml|450|ring;ring:channels=8;nvls;auto"
+  "h100_4|platforms/dgx_h100_4.xml|400|ring;ring:channels=8;ddl;ddl:chunks=16;nvls;sharp;nvls_sharp;auto"
+  "h100_16|$gen/dgx_h100_16.xml|400|ring:channels=8;ddl;ddl:chunks=32;nvls;nvls_sharp;auto"
+  "h100_rail_64|platforms/dgx_h100_rail_64.xml|400|ring:channels=8;ddl;ddl:8x32x2:ring,hd,ring:chunks=16;nvls;nvls_sharp"
   "a100_4|$gen/dgx_a100_4.xml|200|ring:channels=8;ddl;ddl:chunks=32;auto"
 )
 csv=$OUT/fabrics.csv
@@ -71,7 +75,9 @@ print("# Allreduce busbw against the per-node bound (ddlsim, float sum)\n")
 print("Written by `experiments/fabrics.sh` (commands per row in fabrics.csv; `<generated>` is")
 print("`python3 platforms/generate.py --platform dgx_h100 --nodes 1|16` and `--platform dgx_a100")
 print("--nodes 4`). Bound: a node's NICs (DGX H100 400 GB/s, DGX A100 200 GB/s); one node: a GPU's")
-print("NVLink port (450 GB/s). ddl reduces before it crosses the network, so it can pass the bound.\n")
+print("NVLink port (450 GB/s). ddl reduces before it crosses the network, so it can pass the bound;")
+print("so can in-switch reduction (nvls, sharp), whose GPUs send their data to a switch once and")
+print("receive the result once, where a ring sends and receives 2(p-1)/p of it.\n")
 print("| case | algorithm | size | busbw GB/s | of bound | model vs sim | ddlsim wall s |")
 print("|---|---|---|---|---|---|---|")
 for r in rows:
