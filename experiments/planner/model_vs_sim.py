@@ -1,7 +1,7 @@
 """Tabulate ddlsim's csv (model_us beside time_us) per platform as markdown: the error of the
 contention-aware model against the simulation, (model - sim) / sim in %, per algorithm and size.
-Usage: model_vs_sim.py DIR ALGOS [MODERN_DIR] (each DIR holds <platform>.csv; DIR's tables have
-the ALGOS columns, MODERN_DIR's those its csv holds, in the order ddlsim ran them)."""
+Usage: model_vs_sim.py DIR ALGOS (the ALGOS columns) or model_vs_sim.py --today DIR (the columns
+each csv holds, in the order ddlsim ran them); DIR holds <platform>.csv."""
 import pathlib
 import sys
 
@@ -33,24 +33,30 @@ def tables(folder: pathlib.Path, algos, out, worst) -> None:
 
 
 def main() -> int:
-    folder, algos = pathlib.Path(sys.argv[1]), sys.argv[2].split(",")
-    out = ["# Contention-aware model vs simulation", "",
-           "Produced by `experiments/planner/model_vs_sim.sh` (timing-only `ddlsim --algo "
-           + sys.argv[2] + " -b 64K -e 256M -f 4 --format csv` per platform). Cells: "
-           "(model - simulated) / simulated in %; target |error| <= 10 %.", ""]
+    today = sys.argv[1] == "--today"
+    if today:
+        folder, algos, notes = pathlib.Path(sys.argv[2]), None, "model_vs_sim_today_notes.md"
+        out = ["# Today's algorithms: contention-aware model vs simulation", "",
+               "Produced by `PART=today experiments/planner/model_vs_sim.sh` (timing-only "
+               "`ddlsim --platform P --algo A -b 64K -e 256M -f 4 --format csv`, A a table's "
+               "columns) on the shipped machines that have the "
+               "fabrics: `ring:channels=8` (one channel per NIC), ddl pipelined over 4 and 16 "
+               "chunks, and the in-switch reductions where the platform's switches reduce "
+               "(columns: the algorithms run on that platform). Cells: (model - simulated) / "
+               "simulated in %; target |error| <= 10 %.", ""]
+    else:
+        folder, algos, notes = pathlib.Path(sys.argv[1]), sys.argv[2].split(","), "model_vs_sim_notes.md"
+        out = ["# Contention-aware model vs simulation", "",
+               "Produced by `experiments/planner/model_vs_sim.sh` (timing-only `ddlsim --algo "
+               + sys.argv[2] + " -b 64K -e 256M -f 4 --format csv` per platform). Cells: "
+               "(model - simulated) / simulated in %; target |error| <= 10 %.", ""]
     worst = []
     tables(folder, algos, out, worst)
-    if len(sys.argv) > 3:
-        out += ["# Today's algorithms on the machines that have their fabrics", "",
-                "The same sweep with `ring:channels=8` (one channel per NIC), ddl pipelined over "
-                "4 and 16 chunks, and the in-switch reductions where the platform's switches "
-                "reduce (columns: the algorithms run on that platform).", ""]
-        tables(pathlib.Path(sys.argv[3]), None, out, worst)
     out += ["## Cases beyond the 10 % target", ""]
     out += [f"- {w}" for w in worst] if worst else ["None."]
-    notes = pathlib.Path(__file__).with_name("model_vs_sim_notes.md")
-    if notes.exists():
-        out += ["", notes.read_text().rstrip()]
+    text = pathlib.Path(__file__).with_name(notes)
+    if text.exists():
+        out += ["", text.read_text().rstrip()]
     print("\n".join(out))
     return 0
 
