@@ -8,6 +8,12 @@
 // with the messages the transport sends by rendezvous one α dearer (OneSided::eager_limit, the
 // same on every rank). Given figures say it themselves (LinkCost::shared_memory).
 //
+// Except where the backend has a collective library of its own (native_library.hpp: MPI): there,
+// without a plan or figures, with plain options (no segments, rings, channels, chunks or
+// methods) and a type the library reduces, auto follows the plan measured on these ranks
+// between ddl's algorithms and the library (measured_choice.hpp), which the backend makes in
+// the first such collective or reads from what it measured before.
+//
 // Cost: that of the chosen algorithm (the plan's, with a plan).
 #include <functional>
 #include <mutex>
@@ -17,6 +23,8 @@
 #include "algorithms/collectives.hpp"
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/measured_choice.hpp"
+#include "algorithms/native_library.hpp"
 #include "algorithms/one_sided.hpp"
 #include "algorithms/plan.hpp"
 #include "algorithms/schedule.hpp"
@@ -112,14 +120,20 @@ void allreduce_auto(Communicator& comm, MutView buf, DType type, ReduceOp op, co
     if (opts.plan->ranks != comm.size())
       throw InvalidArgument("auto: the plan is for " + std::to_string(opts.plan->ranks) +
                             " ranks, this run has " + std::to_string(comm.size()));
-    Options inner = opts;
-    inner.plan.reset();
-    find_algorithm(opts.plan->entry_for(buf.bytes).algorithm).run(comm, buf, type, op, inner);
+    // A plan's algorithms are never auto (Plan::validate), so they ignore opts.plan: no copy of
+    // the options on this path, which small collectives take every call.
+    find_algorithm(opts.plan->entry_for(buf.bytes).algorithm).run(comm, buf, type, op, opts);
     return;
   }
   const Dims dims = effective_dims(opts, comm.size());
   if (!opts.cost.per_dim.empty()) {
     choose(dims, opts.cost, buf.bytes, opts).run(comm, buf, type, op, opts);
+    return;
+  }
+  NativeLibrary* library = comm.native_library();
+  if (library && measured_choice_applies(opts) && library->native_supports(type)) {
+    const std::shared_ptr<const Plan> measured = library->measured_plan(dims, nullptr);
+    find_algorithm(measured->entry_for(buf.bytes).algorithm).run(comm, buf, type, op, opts);
     return;
   }
   CostParams costs = uniform_costs(dims);

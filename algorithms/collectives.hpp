@@ -17,6 +17,7 @@ void allreduce_auto(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_nvls(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_sharp(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allreduce_nvls_sharp(Communicator&, MutView, DType, ReduceOp, const Options&);
+void allreduce_native(Communicator&, MutView, DType, ReduceOp, const Options&);
 
 void reduce_scatter_ring(Communicator&, MutView, DType, ReduceOp, const Options&);
 void allgather_ring(Communicator&, MutView, DType, ReduceOp, const Options&);
@@ -34,6 +35,7 @@ double allreduce_auto_cost(const CostQuery&);
 double allreduce_nvls_cost(const CostQuery&);
 double allreduce_sharp_cost(const CostQuery&);
 double allreduce_nvls_sharp_cost(const CostQuery&);
+double allreduce_native_cost(const CostQuery&);
 double reduce_scatter_ring_cost(const CostQuery&);
 double allgather_ring_cost(const CostQuery&);
 double broadcast_chain_cost(const CostQuery&);

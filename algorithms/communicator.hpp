@@ -10,7 +10,9 @@
 //   one_sided()   - OneSided (one_sided.hpp): get/put into the memory of ranks that share it;
 //   step_pacing() - StepPacing (step_pacing.hpp): ending long runs of alike steps early;
 //   switch_reduction() - SwitchReduction (switch_reduction.hpp): switches that reduce (NVLS,
-//   SHARP).
+//   SHARP);
+//   native_library() - NativeLibrary (native_library.hpp): the backend's own collective library
+//   (MPI_Allreduce) and the plan auto measured here between it and ddl's algorithms.
 // An algorithm asks once ("can you?") and a backend implements only what it has. Decorators
 // derive from ForwardingCommunicator (forwarding_communicator.hpp), which forwards the core and
 // the accessors; one that must see a capability's calls wraps the capability (the tracer wraps
@@ -45,6 +47,7 @@ namespace ddl {
 class OneSided;
 class StepPacing;
 class SwitchReduction;
+class NativeLibrary;
 
 // Handle of an outstanding operation. id 0 means "nothing to wait for" (already complete).
 struct Request {
@@ -106,6 +109,7 @@ class Communicator {
   virtual OneSided* one_sided() { return nullptr; }
   virtual StepPacing* step_pacing() { return nullptr; }
   virtual SwitchReduction* switch_reduction() { return nullptr; }
+  virtual NativeLibrary* native_library() { return nullptr; }
 };
 
 // RAII hold on scratch memory.

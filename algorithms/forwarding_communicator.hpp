@@ -49,6 +49,7 @@ class ForwardingCommunicator : public Communicator {
   OneSided* one_sided() override { return inner_.one_sided(); }
   StepPacing* step_pacing() override { return inner_.step_pacing(); }
   SwitchReduction* switch_reduction() override { return inner_.switch_reduction(); }
+  NativeLibrary* native_library() override { return inner_.native_library(); }
 
  protected:
   Communicator& inner_;

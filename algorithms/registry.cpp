@@ -65,8 +65,14 @@ std::vector<Algorithm>& table() {
         {"nvls_sharp", Collective::allreduce, allreduce_nvls_sharp, allreduce_nvls_sharp_cost,
          "the node's switch reduce-scatters, the network's allreduce, the node's allgathers", 0,
          false, false, 0, nullptr, (1u << kNodeSwitch) | (1u << kNetworkSwitch)},
+        // The backend's own library (native_library.hpp): not priced, chosen only by measurement.
+        {"native", Collective::allreduce, allreduce_native, allreduce_native_cost,
+         "the backend's own allreduce (MPI_Allreduce on the MPI backend); not on the simulator", 0,
+         false, false, 0, nullptr, 0, true},
         {"auto", Collective::allreduce, allreduce_auto, allreduce_auto_cost,
-         "argmin of the analytical cost model over the algorithms above", 0, false, true},
+         "the fastest of the algorithms above: measured on the machine where the backend has a "
+         "library of its own (MPI), else the analytical cost model's argmin",
+         0, false, true},
         {"reduce_scatter", Collective::reduce_scatter, reduce_scatter_ring,
          reduce_scatter_ring_cost, "ring reduce-scatter"},
         {"allgather", Collective::allgather, allgather_ring, allgather_ring_cost, "ring allgather"},

@@ -122,6 +122,9 @@ struct Algorithm {
   // Runs only where the backend's switches reduce (switch_reduction.hpp): bit 1 << SwitchLevel
   // for each level it needs. `--algo all` leaves it out elsewhere.
   unsigned needs_in_switch = 0;
+  // Runs the backend's own library (native_library.hpp): only where the backend has one.
+  // `--algo all` leaves it out elsewhere.
+  bool needs_native_library = false;
 };
 
 // Every algorithm, in a stable order (allreduce first).

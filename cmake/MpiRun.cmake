@@ -10,7 +10,9 @@ set(DDL_MPIRUN ${MPIEXEC_EXECUTABLE} --oversubscribe --allow-run-as-root --mca b
 # ASAN_OPTIONS: Open MPI's dlopen'ed components keep allocations to exit and unload before
 # LeakSanitizer can name them, so leak checking is off under mpirun (address checks stay on).
 set(DDL_MPIRUN_ENV ASAN_OPTIONS=detect_leaks=0 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,vader
-    OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0)
+    OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_odls_base_sigkill_timeout=0
+    # auto's measured plans (real/mpi/measured_plan_cache.hpp) in the build tree, not the user's.
+    DDL_CACHE_DIR=${CMAKE_BINARY_DIR}/test-cache)
 # TSAN_OPTIONS: Open MPI is not built with ThreadSanitizer, so what it does (its own atomics, the
 # memcpy of a message into a buffer another thread waits for) looks racy; real/mpi/tests/tsan.supp
 # names only Open MPI's own libraries. A race in ddl's code is reported and fails the test.

@@ -9,6 +9,7 @@
 
 #include "algorithms/cost_params.hpp"
 #include "algorithms/dims.hpp"
+#include "algorithms/plan.hpp"
 #include "algorithms/registry.hpp"
 
 namespace ddl::harness {
@@ -29,5 +30,10 @@ std::string algorithm_run(const std::string& algo, const Options& options, int r
 std::string auto_choices(const std::vector<std::string>& algos,
                          const std::vector<std::size_t>& sizes, const Dims& dims,
                          const CostParams& costs, const Options& options, const std::string& basis);
+
+// "auto picks (<basis>): direct for 1K..4K, native for 16K..": what a plan runs at each size of
+// the sweep.
+std::string plan_choices(const Plan& plan, const std::vector<std::size_t>& sizes,
+                         const std::string& basis);
 
 }  // namespace ddl::harness

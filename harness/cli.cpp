@@ -187,13 +187,14 @@ std::vector<std::string> resolve_algorithms(std::string_view spec) {
 }
 
 std::vector<std::string> runnable_algorithms(const CommonOptions& options, bool ranks_share_memory,
-                                             unsigned switch_levels) {
+                                             unsigned switch_levels, bool native_library) {
   if (!options.all_algorithms) return options.algos;
   std::vector<std::string> names;
   for (const std::string& n : options.algos) {
     const Algorithm& a = find_algorithm(n);
     if (a.needs_shared_memory && !ranks_share_memory) continue;
     if ((a.needs_in_switch & ~switch_levels) != 0) continue;
+    if (a.needs_native_library && !native_library) continue;
     names.push_back(n);
   }
   return names;

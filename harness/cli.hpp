@@ -65,10 +65,12 @@ std::vector<std::string> resolve_algorithms(std::string_view spec);
 // The algorithms of `options` these ranks can run: with --algo all, where the ranks do not all
 // share memory, those that need it (Algorithm::needs_shared_memory) are left out, and so are
 // those that need in-switch reduction at a level not in `switch_levels` (bits 1 << SwitchLevel
-// of the levels every rank has; Algorithm::needs_in_switch). Named ones are kept: their run, or
+// of the levels every rank has; Algorithm::needs_in_switch), and `native` where the backend has
+// no library of its own (`native_library`). Named ones are kept: their run, or
 // refuse_in_switch, says why it cannot.
 std::vector<std::string> runnable_algorithms(const CommonOptions& options, bool ranks_share_memory,
-                                             unsigned switch_levels = 0);
+                                             unsigned switch_levels = 0,
+                                             bool native_library = false);
 // Throws InvalidArgument naming the first of `algos` that needs in-switch reduction where
 // `comm`'s backend has none (the real backends: MPI, CUDA), before any rank runs it.
 void refuse_in_switch(const std::vector<std::string>& algos, Communicator& comm);

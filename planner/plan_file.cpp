@@ -81,7 +81,7 @@ void write_plan_file(const std::string& path, const PlanFile& f) {
         {{"min_bytes", e.min_bytes}, {"max_bytes", e.max_bytes}, {"algorithm", e.algorithm}});
   doc["entries"] = entries;
   json evidence = json::array();
-  for (const PlanEvidence& e : f.evidence)
+  for (const PlanEvidence& e : f.evidence) {
     evidence.push_back({{"bytes", e.bytes},
                         {"algorithm", e.algorithm},
                         {"simulated_us", e.simulated_us},
@@ -90,6 +90,12 @@ void write_plan_file(const std::string& path, const PlanFile& f) {
                         {"alpha_beta_us", e.alpha_beta_us},
                         {"candidates", e.candidates},
                         {"simulated", e.simulated}});
+    if (!e.measured_us.empty()) {
+      json measured = json::object();
+      for (const auto& [name, us] : e.measured_us) measured[name] = us;
+      evidence.back()["measured_us"] = measured;
+    }
+  }
   doc["evidence"] = evidence;
   AtomicOutput out(path);
   out.stream() << doc.dump(1) << "\n";

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/plan.hpp"
@@ -28,6 +29,9 @@ struct PlanEvidence {
   double alpha_beta_us = 0;    // that algorithm's simulated time (-1: not simulated)
   std::size_t candidates = 0;  // priced by the model
   std::size_t simulated = 0;   // confirmed by simulation
+  // A measured plan's (real/mpi/measured_plan_cache.hpp): each candidate's time at this size on
+  // the machine, in microseconds; empty for a simulated plan (and then not written).
+  std::vector<std::pair<std::string, double>> measured_us;
 };
 
 struct PlanFile {

@@ -146,8 +146,9 @@ void require_shared_memory(const Platform& platform, const std::vector<std::stri
 // Bits 1 << SwitchLevel of the levels of in-switch reduction every rank has (sim/switch_model.hpp).
 unsigned switch_levels(const Platform& platform);
 // Throws InvalidArgument naming the first of `algos` that needs in-switch reduction at a level
-// some rank lacks on this platform (Algorithm::needs_in_switch), and that rank. Checked before
-// any actor runs, so the error leaves the simulation as one message.
+// some rank lacks on this platform (Algorithm::needs_in_switch), and that rank; and `native`
+// (a library the simulator does not have). Checked before any actor runs, so the error leaves
+// the simulation as one message.
 void require_in_switch(const Platform& platform, const std::vector<std::string>& algos);
 
 // The peer-read factor of a message of `bytes` from rank `src` to rank `dst`: factor_at of

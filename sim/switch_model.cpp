@@ -257,6 +257,10 @@ unsigned switch_levels(const Platform& platform) {
 
 void require_in_switch(const Platform& platform, const std::vector<std::string>& algos) {
   for (const std::string& name : algos) {
+    if (find_algorithm(name).needs_native_library)
+      throw InvalidArgument(name.substr(0, name.find(':')) +
+                            ": the simulator has no collective library of its own (native is "
+                            "MPI_Allreduce: ddlrun runs it on the MPI backend)");
     const unsigned missing = find_algorithm(name).needs_in_switch & ~switch_levels(platform);
     if (missing == 0) continue;
     const int level = (missing & (1u << kNodeSwitch)) ? kNodeSwitch : kNetworkSwitch;

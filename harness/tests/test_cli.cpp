@@ -74,11 +74,15 @@ TEST_CASE("algo all leaves out what the ranks cannot run and keeps named algorit
       if (std::find(left_out.begin(), left_out.end(), n) == left_out.end()) kept.push_back(n);
     return kept;
   };
-  CHECK(runnable_algorithms(all, true) == without(in_switch));
-  CHECK(runnable_algorithms(all, false) == without({"direct", "nvls", "sharp", "nvls_sharp"}));
+  CHECK(runnable_algorithms(all, true) == without({"nvls", "sharp", "nvls_sharp", "native"}));
+  CHECK(runnable_algorithms(all, false) ==
+        without({"direct", "nvls", "sharp", "nvls_sharp", "native"}));
   // Switches that reduce (bits 1 << SwitchLevel): in the node only, then at both levels.
-  CHECK(runnable_algorithms(all, false, 1) == without({"direct", "sharp", "nvls_sharp"}));
-  CHECK(runnable_algorithms(all, true, 3) == all.algos);
+  CHECK(runnable_algorithms(all, false, 1) == without({"direct", "sharp", "nvls_sharp", "native"}));
+  CHECK(runnable_algorithms(all, true, 3) == without({"native"}));
+  // A backend with a library of its own (MPI) runs native too.
+  CHECK(runnable_algorithms(all, true, 0, true) == without(in_switch));
+  CHECK(runnable_algorithms(all, true, 3, true) == all.algos);
   const CommonOptions named = parse({"--algo", "direct,ring"});
   CHECK_FALSE(named.all_algorithms);
   CHECK(runnable_algorithms(named, false) == std::vector<std::string>{"direct", "ring"});

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "algorithms/forwarding_communicator.hpp"
+#include "algorithms/native_library.hpp"
 #include "algorithms/step_pacing.hpp"
 #include "harness/tracing_communicator.hpp"
 #include "loopback/fault_injecting_communicator.hpp"
@@ -37,11 +38,14 @@ const std::set<std::string> kCore = {"rank",
                                      "set_phase",
                                      "one_sided",
                                      "step_pacing",
-                                     "switch_reduction"};
+                                     "switch_reduction",
+                                     "native_library"};
 const std::set<std::string> kOneSided = {"shares_memory_with", "eager_limit", "handle", "get",
                                          "put"};
 const std::set<std::string> kStepPacing = {"begin_alike_run", "alike_step_done"};
 const std::set<std::string> kSwitchReduction = {"switch_domain", "switch_collective"};
+const std::set<std::string> kNativeLibrary = {"native_name", "native_supports", "native_allreduce",
+                                              "measured_plan"};
 
 // The names of the virtual methods `cls` declares in algorithms/`header` (destructor aside).
 std::set<std::string> declared_virtuals(const std::string& header, const std::string& cls) {
@@ -66,7 +70,8 @@ std::set<std::string> declared_virtuals(const std::string& header, const std::st
 class Recorder : public ddl::Communicator,
                  public ddl::OneSided,
                  public ddl::StepPacing,
-                 public ddl::SwitchReduction {
+                 public ddl::SwitchReduction,
+                 public ddl::NativeLibrary {
  public:
   mutable std::multiset<std::string> calls;  // const methods are recorded too
   int rank() const override { return log("rank"), 3; }
@@ -96,6 +101,7 @@ class Recorder : public ddl::Communicator,
   ddl::OneSided* one_sided() override { return log("one_sided"), this; }
   ddl::StepPacing* step_pacing() override { return log("step_pacing"), this; }
   ddl::SwitchReduction* switch_reduction() override { return log("switch_reduction"), this; }
+  ddl::NativeLibrary* native_library() override { return log("native_library"), this; }
 
   bool shares_memory_with(int) const override { return log("shares_memory_with"), true; }
   std::size_t eager_limit() const override { return log("eager_limit"), 4321; }
@@ -116,6 +122,15 @@ class Recorder : public ddl::Communicator,
     return log("switch_collective"), ddl::Request{14};
   }
 
+  std::string native_name() const override { return log("native_name"), "lib"; }
+  bool native_supports(ddl::DType) const override { return log("native_supports"), true; }
+  void native_allreduce(ddl::MutView, ddl::DType, ddl::ReduceOp) override {
+    log("native_allreduce");
+  }
+  std::shared_ptr<const ddl::Plan> measured_plan(const ddl::Dims&, std::string*) override {
+    return log("measured_plan"), nullptr;
+  }
+
  private:
   void log(const char* name) const { calls.insert(name); }
 };
@@ -134,6 +149,13 @@ void call_switch_reduction(ddl::SwitchReduction& s) {
   CHECK(s.switch_collective(ddl::kNodeSwitch, ddl::SwitchCollective::allreduce, {nullptr, 0},
                             ddl::DType::float32, ddl::ReduceOp::sum)
             .id == 14);
+}
+
+void call_native_library(ddl::NativeLibrary& n) {
+  CHECK(n.native_name() == "lib");
+  CHECK(n.native_supports(ddl::DType::float32));
+  n.native_allreduce({nullptr, 0}, ddl::DType::float32, ddl::ReduceOp::sum);
+  CHECK(n.measured_plan(ddl::Dims::flat(7), nullptr) == nullptr);
 }
 
 // Calls every method once, and every method of each capability the communicator offers.
@@ -159,6 +181,7 @@ void call_everything(ddl::Communicator& c) {
     CHECK(pacing->alike_step_done(99));
   }
   if (ddl::SwitchReduction* s = c.switch_reduction()) call_switch_reduction(*s);
+  if (ddl::NativeLibrary* n = c.native_library()) call_native_library(*n);
 }
 
 // Each name of `tables` once.
@@ -182,6 +205,7 @@ TEST_CASE("this file's tables list every virtual of Communicator and its capabil
   CHECK(declared_virtuals("one_sided.hpp", "OneSided") == kOneSided);
   CHECK(declared_virtuals("step_pacing.hpp", "StepPacing") == kStepPacing);
   CHECK(declared_virtuals("switch_reduction.hpp", "SwitchReduction") == kSwitchReduction);
+  CHECK(declared_virtuals("native_library.hpp", "NativeLibrary") == kNativeLibrary);
 }
 
 TEST_CASE("ForwardingCommunicator forwards every method and hands out the capabilities",
@@ -189,9 +213,10 @@ TEST_CASE("ForwardingCommunicator forwards every method and hands out the capabi
   Recorder inner;
   ddl::ForwardingCommunicator f(inner);
   call_everything(f);
-  CHECK(inner.calls == once({kCore, kOneSided, kStepPacing, kSwitchReduction}));
+  CHECK(inner.calls == once({kCore, kOneSided, kStepPacing, kSwitchReduction, kNativeLibrary}));
   CHECK(&f.inner() == &inner);
   CHECK(f.one_sided() == static_cast<ddl::OneSided*>(&inner));
+  CHECK(f.native_library() == static_cast<ddl::NativeLibrary*>(&inner));
   CHECK(f.step_pacing() == static_cast<ddl::StepPacing*>(&inner));
   CHECK(f.switch_reduction() == static_cast<ddl::SwitchReduction*>(&inner));
 }
@@ -217,8 +242,8 @@ TEST_CASE("the decorators reach the wrapped backend for what they do not change"
   Recorder a;
   ddl::FaultInjectingCommunicator faults(a, {});
   call_everything(faults);
-  CHECK(a.calls == once({kCore, kOneSided, kStepPacing,
-                         kSwitchReduction}));  // wait_all reaches the backend's own
+  CHECK(a.calls == once({kCore, kOneSided, kStepPacing, kSwitchReduction,
+                         kNativeLibrary}));  // wait_all reaches the backend's own
 
   // The tracer reads the clock and the rank around calls, wraps one-sided access in its own,
   // hands out in-switch reduction as it is and offers no pacing (a trace shows every step).
@@ -229,7 +254,8 @@ TEST_CASE("the decorators reach the wrapped backend for what they do not change"
   REQUIRE(traced.one_sided() != nullptr);
   CHECK(traced.one_sided() != static_cast<ddl::OneSided*>(&b));
   CHECK(traced.switch_reduction() == static_cast<ddl::SwitchReduction*>(&b));
-  std::set<std::string> expected = names(once({kCore, kOneSided, kSwitchReduction}));
+  std::set<std::string> expected =
+      names(once({kCore, kOneSided, kSwitchReduction, kNativeLibrary}));
   expected.erase("step_pacing");
   CHECK(names(b.calls) == expected);
   // One-sided copies are traced as events of their own, naming the peer.

@@ -100,8 +100,9 @@ def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
             float32, float64, float16, int32 or int64 (torch also bfloat16), the same shape
             and dtype on every rank
     op      "sum", "prod", "min", "max" or "avg"
-    algo    an allreduce algorithm: "ddl", "ring", "rhd", "dbtree", "hier" or "auto"
-            (ddl.algorithms())
+    algo    an allreduce algorithm: "ddl", "ring", "rhd", "dbtree", "hier", "native"
+            (MPI_Allreduce) or "auto" (the fastest measured on these ranks, cached per
+            machine: real/README.md) (ddl.algorithms())
     dims    the logical grid, innermost first: "2x2" or (2, 2); None is ranks-per-node x nodes
     timeout seconds any single wait may take; a rank that waits longer raises TimeoutError
 

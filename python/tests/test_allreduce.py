@@ -68,7 +68,7 @@ class ExactResults(unittest.TestCase):
 
     def test_every_algorithm(self):
         self.assertEqual(ddl.algorithms(), ["direct", "ring", "ddl", "rhd", "rd", "dbtree", "hier", "nvls",
-                                            "sharp", "nvls_sharp", "auto"])
+                                            "sharp", "nvls_sharp", "native", "auto"])
         for algo in ddl.algorithms():
             if algo in IN_SWITCH:
                 continue  # test_in_switch_refused
@@ -167,7 +167,7 @@ BAD_ARGUMENTS = [
      r"avg\)", F32, {"op": "mean"}),
     (ValueError, r"^ddl.allreduce: unknown algorithm 'nope' \(known: direct, ring, ddl", F32, {"algo": "nope"}),
     (ValueError, r"'broadcast_chain' is a broadcast algorithm, not an allreduce \(allreduce "
-     r"algorithms: direct, ring, ddl, rhd, rd, dbtree, hier, nvls, sharp, nvls_sharp, auto\)", F32,
+     r"algorithms: direct, ring, ddl, rhd, rd, dbtree, hier, nvls, sharp, nvls_sharp, native, auto\)", F32,
      {"algo": "broadcast_chain"}),
     (ValueError, rf"^ddl.allreduce: dims '3x3' describe 9 ranks but there are {P}", F32,
      {"dims": "3x3"}),
@@ -227,7 +227,7 @@ class TorchHookArguments(unittest.TestCase):
 
         with self.assertRaisesRegex(ValueError, r"^ddl.torch.HookState: unknown algorithm 'nope' "
                                     r"\(known: direct, ring, ddl, rhd, rd, dbtree, hier, nvls, sharp, "
-                                    r"nvls_sharp, auto\)"):
+                                    r"nvls_sharp, native, auto\)"):
             ddl.torch.HookState(algo="nope")
         with self.assertRaisesRegex(TypeError, r"^ddl.torch.allreduce_hook: state must be a "
                                     r"ddl.torch.HookState or None, not str"):

@@ -7,6 +7,10 @@
 // cross-memory attach (cross_memory.hpp): found once, at construction, a collective over the
 // node's ranks.
 //
+// Its NativeLibrary capability is Open MPI's own MPI_Allreduce (the `native` algorithm) and the
+// plan auto measures between it and ddl's algorithms (real/mpi/measured_plan_cache.hpp), made
+// once per grid and kept for the communicator's life.
+//
 // The communicator works on its own duplicate of the given MPI communicator, with
 // MPI_ERRORS_RETURN set, so every MPI failure passes through check_mpi() once.
 #pragma once
@@ -14,16 +18,18 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "algorithms/communicator.hpp"
+#include "algorithms/native_library.hpp"
 #include "algorithms/one_sided.hpp"
 #include "algorithms/scratch_pool.hpp"
 
 namespace ddl {
 
-class MpiCommunicator : public Communicator, public OneSided {
+class MpiCommunicator : public Communicator, public OneSided, public NativeLibrary {
  public:
   static constexpr double kDefaultTimeout = 300.0;  // seconds
 
@@ -48,6 +54,7 @@ class MpiCommunicator : public Communicator, public OneSided {
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
   OneSided* one_sided() override { return this; }
+  NativeLibrary* native_library() override { return this; }
 
   bool shares_memory_with(int peer) const override;
   MemoryHandle handle(MutView buffer) override;
@@ -56,6 +63,12 @@ class MpiCommunicator : public Communicator, public OneSided {
   // Open MPI's shared-memory transport's (btl_vader_eager_limit, read through MPI_T), the
   // smallest over the ranks, where the ranks share memory; else 0.
   std::size_t eager_limit() const override { return eager_limit_; }
+
+  // NativeLibrary: MPI_Allreduce, bounded like every other wait.
+  std::string native_name() const override;
+  bool native_supports(DType type) const override;
+  void native_allreduce(MutView data, DType type, ReduceOp op) override;
+  std::shared_ptr<const Plan> measured_plan(const Dims& grid, std::string* basis) override;
 
   // Non-blocking completion check of an isend/irecv/compute request: true (and r reset) when
   // done. Errors (size mismatch, MPI failure) throw. For backends layered on this one.
@@ -109,6 +122,13 @@ class MpiCommunicator : public Communicator, public OneSided {
   std::vector<Op> ops_;
   std::vector<std::uint32_t> free_slots_;
   ScratchPool scratch_;
+  // measured_plan's answers: by grid, the plan and where it came from.
+  struct Measured {
+    std::vector<int> grid;
+    std::shared_ptr<const Plan> plan;
+    std::string basis;
+  };
+  std::vector<Measured> measured_;
   std::vector<int> peer_pids_;  // per rank: its process id where get/put reach it, else 0
   std::size_t eager_limit_ = 0;
 };

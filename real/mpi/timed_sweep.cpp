@@ -10,6 +10,7 @@
 #include "harness/progress.hpp"
 #include "real/mpi/bounded_mpi.hpp"
 #include "real/mpi/mpi_communicator.hpp"
+#include "real/mpi/mpi_datatypes.hpp"
 #include "real/mpi/mpi_error.hpp"
 
 namespace ddl {
@@ -28,25 +29,6 @@ void HostSpace::download(void* host, ConstView src) {
 }
 
 namespace {
-
-MPI_Datatype mpi_type(DType t) {
-  switch (t) {
-    case DType::float32: return MPI_FLOAT;
-    case DType::float64: return MPI_DOUBLE;
-    case DType::int32: return MPI_INT32_T;
-    case DType::int64: return MPI_INT64_T;
-    default: return MPI_DATATYPE_NULL;
-  }
-}
-
-MPI_Op mpi_op(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::prod: return MPI_PROD;
-    case ReduceOp::min: return MPI_MIN;
-    case ReduceOp::max: return MPI_MAX;
-    default: return MPI_SUM;  // avg: MPI has none; the sum is the part that costs
-  }
-}
 
 constexpr const char* kBarrier = "the barrier around an iteration";
 

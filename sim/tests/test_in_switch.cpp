@@ -175,6 +175,14 @@ TEST_CASE("every algorithm (--algo all) includes the in-switch ones where all ra
   const std::set<std::string> none = algos(fixture("star_8.xml"));
   CHECK(none.count("nvls") == 0);
   CHECK(none.count("sharp") == 0);
+  // Nor does the simulator have a library of its own: native is left out, and refused by name.
+  CHECK(both.count("native") == 0);
+  CHECK(none.count("native") == 0);
+  const ChildResult named =
+      run_child(ddlsim() + " --algo native -b 1K -e 1K --platform " + fixture("star_8.xml"));
+  CHECK(named.exit_code != 0);
+  CHECK_THAT(named.err, Catch::Contains("native: the simulator has no collective library of its "
+                                        "own (native is MPI_Allreduce: ddlrun runs it"));
 }
 
 TEST_CASE("auto picks an in-switch algorithm where the model prices it cheapest",

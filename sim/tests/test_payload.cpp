@@ -15,7 +15,8 @@ namespace {
 std::vector<std::string> every_algorithm() {
   std::vector<std::string> names;
   for (const ddl::Algorithm& a : ddl::algorithms())
-    if (!a.needs_shared_memory && !a.needs_in_switch) names.push_back(a.name);
+    if (!a.needs_shared_memory && !a.needs_in_switch && !a.needs_native_library)
+      names.push_back(a.name);
   return names;
 }
 

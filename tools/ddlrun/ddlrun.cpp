@@ -11,6 +11,8 @@
 
 #include "algorithms/cost_model.hpp"
 #include "algorithms/error.hpp"
+#include "algorithms/measured_choice.hpp"
+#include "algorithms/native_library.hpp"
 #include "algorithms/one_sided.hpp"
 #include "algorithms/plan.hpp"
 #include "harness/auto_choice.hpp"
@@ -66,7 +68,8 @@ int online_cores() {
 std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& layout,
                                       const Dims& dims, int ranks, const std::string& transport,
                                       const std::optional<std::string>& no_baseline,
-                                      bool shared_memory, std::size_t eager_limit) {
+                                      bool shared_memory, std::size_t eager_limit,
+                                      const Plan* measured, const std::string& measured_basis) {
   std::vector<std::string> h;
   h.push_back(
       "ddlrun: " + std::to_string(ranks) + " ranks (" + std::to_string(layout.ranks_per_node) +
@@ -87,6 +90,9 @@ std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& l
   // there the transport's own eager limit says which messages pay a rendezvous.
   if (a.common.plan_file) {
     h.push_back("auto runs the plan file " + *a.common.plan_file);
+  } else if (measured) {
+    h.push_back(harness::plan_choices(*measured, a.common.sizes,
+                                      "measured on these ranks, " + measured_basis));
   } else {
     CostParams costs = uniform_costs(dims);
     if (shared_memory) mark_shared_memory(costs, eager_limit);
@@ -165,6 +171,10 @@ int run(int argc, char** argv) {
                               std::to_string(size));
       plan = std::make_shared<const Plan>(file.plan);
     }
+    if (args.workload && !args.auto_measured)
+      throw InvalidArgument(
+          "--auto-by model applies to collective sweeps; --workload runs' auto follows the plan "
+          "measured on these ranks");
     if (!args.workload) check_host_memory(args, layout);
     // Rank 0 writes the one report: opened now, so a bad path stops every rank at once.
     if (rank == 0) result.emplace(args.common.output);
@@ -194,16 +204,47 @@ int run(int argc, char** argv) {
     traced.emplace(backend->comm(), clock.offset_s);
   }
 
+  // native: where the backend has a library that reduces this type (MPI: no 16-bit floats).
+  const NativeLibrary* library = backend->comm().native_library();
+  const bool native = library && library->native_supports(args.common.dtype);
   args.common.algos =
-      harness::runnable_algorithms(args.common, shares_memory_with_all(backend->comm()));
+      harness::runnable_algorithms(args.common, shares_memory_with_all(backend->comm()), 0, native);
   try {  // every rank has the same backend, so every rank reaches the same verdict
     harness::refuse_in_switch(args.common.algos, backend->comm());
+    for (const std::string& n : args.common.algos)
+      if (find_algorithm(n).needs_native_library && !native)
+        throw InvalidArgument(
+            library ? "native: " + library->native_name() + " has no " +
+                          std::string(to_string(args.common.dtype)) + " reduction"
+                    : std::string("native: this backend (") + backend->transport_name() +
+                          ") has no collective library of its own; native runs on host memory "
+                          "over MPI");
   } catch (const InvalidArgument& e) {
     if (rank == 0) std::cerr << "ddlrun: " << e.what() << "\n";
     return 2;
   }
   TimedSweepConfig cfg;
   cfg.cases = harness::sweep_cases(args.common, dims);
+  // auto without --plan: on a backend with a library of its own (MPI on host memory), the plan
+  // measured on these ranks (collective: every rank asks, alike), where it applies; with
+  // --auto-by model the uniform network's figures, given so that auto does not measure.
+  const bool shared_memory = shares_memory_with_all(backend->comm());
+  const OneSided* one_sided = backend->comm().one_sided();  // null: no peer shares memory
+  const std::size_t eager_limit = one_sided ? one_sided->eager_limit() : 0;
+  std::shared_ptr<const Plan> measured;
+  std::string measured_basis;
+  if (!plan &&
+      std::find(cfg.cases.algos.begin(), cfg.cases.algos.end(), "auto") != cfg.cases.algos.end()) {
+    NativeLibrary* measures = backend->comm().native_library();
+    if (!args.auto_measured) {
+      cfg.cases.options.cost = uniform_costs(dims);
+      if (shared_memory) mark_shared_memory(cfg.cases.options.cost, eager_limit);
+    } else if (measures && measured_choice_applies(cfg.cases.options) &&
+               measures->native_supports(cfg.cases.type)) {
+      measured = measures->measured_plan(dims, &measured_basis);
+      plan = measured;
+    }
+  }
   cfg.cases.options.plan = plan;
   cfg.baseline_mpi = args.baseline_mpi;
   cfg.timeout_s = args.setup.timeout_s;
@@ -216,14 +257,11 @@ int run(int argc, char** argv) {
     };
 
   // Rank 0 prints each row as soon as its case is measured.
-  const bool shared_memory = shares_memory_with_all(backend->comm());
-  const OneSided* one_sided = backend->comm().one_sided();  // null: no peer shares memory
-  const std::size_t eager_limit = one_sided ? one_sided->eager_limit() : 0;
   std::optional<harness::ReportWriter> report;
   if (rank == 0) {
     harness::RunInfo info = sweep_run_info(argc, argv, size, layout.nodes, dims);
     info.header = header_lines(args, layout, dims, size, backend->transport_name(), no_baseline,
-                               shared_memory, eager_limit);
+                               shared_memory, eager_limit, measured.get(), measured_basis);
     if (args.trace)
       info.header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
                             std::to_string(clock.max_uncertainty_s * 1e6) +

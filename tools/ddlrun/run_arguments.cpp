@@ -47,7 +47,7 @@ std::string canonical(const RunArguments& a) {
   s << " dims=" << (c.dims ? c.dims->to_string() : "default") << " segment=" << c.segment_bytes
     << " rings=" << c.rings << " memory=" << a.setup.memory << " transport=" << a.setup.transport
     << " timeout=" << a.setup.timeout_s << " pages=" << to_string(a.setup.pages)
-    << " baseline=" << a.baseline_mpi;
+    << " baseline=" << a.baseline_mpi << " auto_by=" << (a.auto_measured ? "measured" : "model");
   s << " methods=";
   for (IntraMethod m : c.methods) s << (m == IntraMethod::ring ? "ring;" : "hd;");
   if (a.workload) s << canonical(*a.workload);
@@ -75,6 +75,11 @@ RunArguments parse_run_arguments(int argc, char** argv, po::options_description&
        "host buffers in 4k (the allocator's) pages or huge (2 MB transparent huge pages, where the "
        "kernel offers them: one-sided copies between ranks then pin 512x fewer pages)")
       ("baseline", po::value<std::string>(), "mpi: also time MPI_Allreduce on the same buffers")
+      ("auto-by", po::value<std::string>()->default_value("measured"),
+       "what auto chooses by without --plan: measured (each size's fastest of ddl's algorithms "
+       "and MPI_Allreduce, timed on these ranks at the first auto collective and cached per "
+       "machine; with host memory and default algorithm options) or model (the analytical "
+       "model on a uniform network, as ddlsim without figures)")
       ("timeout", po::value<std::string>()->default_value("300"),
        "seconds any single wait may take before the run stops with an error (finite, at most 1e6)");
   // clang-format on
@@ -96,6 +101,10 @@ RunArguments parse_run_arguments(int argc, char** argv, po::options_description&
     if (b != "mpi") throw InvalidArgument("unknown --baseline '" + b + "' (known: mpi)");
     a.baseline_mpi = true;
   }
+  const std::string by = vm["auto-by"].as<std::string>();
+  if (by != "measured" && by != "model")
+    throw InvalidArgument("unknown --auto-by '" + by + "' (known: measured, model)");
+  a.auto_measured = by == "measured";
   // The shipped workloads: <prefix>/share/ddl when installed, else the source tree.
   a.workload =
       read_workload_arguments(vm, vm.count("workload") ? harness::data_dir() + "/workloads" : "");

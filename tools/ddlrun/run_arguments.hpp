@@ -19,6 +19,9 @@ struct RunArguments {
   harness::CommonOptions common;
   RunSetup setup;  // --memory, --transport, --timeout
   bool baseline_mpi = false;
+  // --auto-by: auto without --plan follows the plan measured on these ranks (true) or the
+  // analytical model on a uniform network (false).
+  bool auto_measured = true;
   std::optional<WorkloadArguments> workload;  // --workload: training iterations
   std::optional<std::string> trace;           // --trace FILE
 };

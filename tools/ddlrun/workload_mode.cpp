@@ -169,8 +169,8 @@ int run_workload_mode(const WorkloadArguments& w, const harness::CommonOptions& 
   MpiCommunicator compute_comm(MPI_COMM_WORLD, setup.timeout_s);
   MpiCommunicator comm_comm(MPI_COMM_WORLD, setup.timeout_s);
   std::vector<const Algorithm*> algos;
-  const std::vector<std::string> names =
-      harness::runnable_algorithms(common, shares_memory_with_all(comm_comm));
+  const std::vector<std::string> names = harness::runnable_algorithms(
+      common, shares_memory_with_all(comm_comm), 0, comm_comm.native_library() != nullptr);
   harness::refuse_in_switch(names, comm_comm);
   for (const std::string& name : names) {
     const Algorithm& a = find_algorithm(name);
