@@ -5,7 +5,7 @@
   python3 platforms/generate.py --check    exit 1 if a checked-in file differs from its regeneration
   python3 platforms/generate.py --platform s822lc --nodes 1024 -o /tmp/s822lc_1024.xml
   python3 platforms/generate.py --platform emulated --nodes 4 --ranks-per-node 2 --nodes-per-leaf 2 \
-      --nic 500mbit --uplink 500mbit -o emulated.xml     # the nominal platform of a ddlcluster
+      --nic 500mbit --uplink 500mbit [--nics 2] -o emulated.xml   # the nominal platform of a ddlcluster
   python3 platforms/generate.py --platform dgx_h100 --nodes 1024 --topology rail -o /tmp/h100_1024.xml
   python3 platforms/generate.py --description my_cluster.json -o my_cluster.xml   # a machine you describe
 
@@ -22,7 +22,8 @@ from bigbasin import bigbasin  # noqa: E402 (after the bytecode switch)
 from cluster import cluster  # noqa: E402
 from description import TOPOLOGIES, load  # noqa: E402
 from emulated import emulated  # noqa: E402
-from limits import MAX_EMULATED_RANKS, MAX_GPUS, MAX_GROUP_GPUS, MAX_LINK_COUNT, MAX_ZONES, out_of_range  # noqa: E402
+from limits import (MAX_EMULATED_NICS, MAX_EMULATED_RANKS, MAX_GPUS, MAX_GROUP_GPUS, MAX_LINK_COUNT,  # noqa: E402
+                    MAX_ZONES, out_of_range)
 from output_file import OutputError, check_distinct_files, check_writable, write_text  # noqa: E402
 from s822lc import s822lc  # noqa: E402
 from small import star_16, two_hosts  # noqa: E402
@@ -117,6 +118,8 @@ def parse_args(argv):
     e.add_argument("--ranks-per-node", type=int, default=2, help="ranks (GPUs) per emulated node")
     e.add_argument("--nic", default="500mbit", help="NIC rate as ddlcluster takes it (tc, bits/s)")
     e.add_argument("--uplink", default="500mbit", help="leaf uplink rate as ddlcluster takes it (tc, bits/s)")
+    e.add_argument("--nics", type=int, default=1, help="NICs per node, NIC k of every node on rail k "
+                   "(ddlcluster up --nics; 1: one NIC, no rails)")
     e.add_argument("--tcp-latency", type=float, default=30e-6, help="one-way TCP latency node to node (assumed)")
     e.add_argument("--shm-bw", type=float, default=5e9, help="one copy through shared memory (assumed)")
     e.add_argument("--shm-bus-bw", type=float, default=10e9, help="all of a node's copies at once (assumed)")
@@ -149,7 +152,7 @@ def parse_args(argv):
 
 # The largest value of each count flag (limits.py says why); every other number is a figure.
 COUNT_LIMITS = {"nodes": MAX_GPUS, "nodes_per_leaf": MAX_GROUP_GPUS, "leaves_per_pod": MAX_ZONES,
-                "ranks_per_node": MAX_EMULATED_RANKS, "nvlinks_per_pair": MAX_LINK_COUNT}
+                "ranks_per_node": MAX_EMULATED_RANKS, "nvlinks_per_pair": MAX_LINK_COUNT, "nics": MAX_EMULATED_NICS}
 
 
 def check_number(flag, key, value):

@@ -9,7 +9,9 @@ the simulator is exercised on, at what SimGrid 3.32 loads on this 24 GiB machine
 - 2048 GPUs in one leaf group (one Floyd zone): 16 s to load; 4096 took 160 s (Floyd's cube);
 - 1024 zones joined in one Floyd zone (leaf groups, Big Basin servers, pods): 1024 S822LC leaves
   load in 102 s;
-- 1024 emulated ranks: every pair has its own route, 237 MB of XML, 7 s to load.
+- 1024 emulated ranks: every pair has its own route, 237 MB of XML, 7 s to load;
+- 16 NICs (rails) per emulated node: what cluster/ddlcluster builds (a DGX has 8; assumed bound,
+  the routes stay one per rank pair whatever the NICs).
 """
 import math
 
@@ -17,6 +19,7 @@ MAX_GPUS = 65536
 MAX_GROUP_GPUS = 2048
 MAX_ZONES = 1024
 MAX_EMULATED_RANKS = 1024
+MAX_EMULATED_NICS = 16  # cluster/ddlcluster's MAX_NICS
 MAX_LINK_COUNT = 64  # parallel links in one bundle (NVLinks of a GPU pair)
 
 # (lowest, highest, unit) of each kind of figure. Bandwidths from 1 B/s (the platform files write

@@ -2,7 +2,8 @@
 # cluster_teardown.sh DDLRUN: `down` leaves no namespace, bridge, veth, file or process behind,
 # also after a run was killed (mpirun killed -9 while its ranks are moving data), after an `up`
 # interrupted half-way (its trap removes what it made), and `up` over a stale cluster rebuilds
-# it. Also: refusals (not root, bad arguments) are one message and a non-zero exit.
+# it; the same for an interrupted `up --nics 2` (rails: policy routes, rail bridges, a veth per
+# NIC). Also: refusals (not root, bad arguments) are one message and a non-zero exit.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -52,6 +53,22 @@ status=$?
 assert_nothing_left ddlct2
 "$cluster" status > /dev/null && fail "status says up after an interrupted up"
 
+# 3b. The same with rails (2 NICs per node, rails on 10.213.79 and 10.213.80): interrupted while
+# it builds the nodes' NICs and source routes, it removes them all.
+"$cluster" up --nodes 40 --ranks-per-node 2 --nodes-per-leaf 4 --nics 2 --nic 100mbit --uplink 100mbit \
+  --subnet 10.213.79.0/24 > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 200); do  # the rails' leaves and uplinks come first: more to build before node 3
+  ip netns list | grep -q '^ddlct2-n3' && break
+  sleep 0.05
+done
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+[ "$status" != 0 ] || fail "an interrupted up --nics 2 exited 0"
+assert_nothing_left ddlct2
+"$cluster" status > /dev/null && fail "status says up after an interrupted up --nics 2"
+
 # 4. Refusals: one message naming the problem, non-zero exit, nothing made.
 expect() {  # message command...
   local msg=$1
@@ -74,6 +91,12 @@ expect "is not a multiple of --nodes-per-leaf 2" "$cluster" up --nodes 3 --ranks
   --nic 1gbit --uplink 1gbit
 expect "--eager must be between 65536 and 1073741824 bytes, got 4096" "$cluster" up --nodes 2 \
   --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit --uplink 1gbit --eager 4096
+expect "--nics must be at most 16, got 17" "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 \
+  --nic 1gbit --uplink 1gbit --nics 17
+expect "--subnet 10.1.255.0/24 with --nics 2 needs the /24s 10.1.255 .. 10.1.256, past .255" "$cluster" up \
+  --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit --uplink 1gbit --nics 2 --subnet 10.1.255.0/24
+expect "--subnet must be a private /24" "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 \
+  --nic 1gbit --uplink 1gbit --subnet 192.0.2.0/24
 expect "up needs --uplink" "$cluster" up --nodes 2 --ranks-per-node 1 --nodes-per-leaf 1 --nic 1gbit
 expect "no cluster with prefix 'ddlct2' is up" "$cluster" run -- -np 2 true
 expect "DDLCLUSTER_PREFIX must be" env DDLCLUSTER_PREFIX=Bad_Prefix "$cluster" status

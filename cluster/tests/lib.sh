@@ -21,5 +21,7 @@ assert_nothing_left() {  # prefix
   [ -z "$left" ] || fail "namespaces left: $left"
   ! ls -d /etc/netns/"$1"-* > /dev/null 2>&1 || fail "left: $(ls -d /etc/netns/"$1"-*)"
   [ ! -e "/run/ddlcluster/$1" ] || fail "state left: /run/ddlcluster/$1"
-  ! ip -o link show | grep -E ": (spine|leaf[0-9]|up[0-9]+[ls]|n[0-9]+)[@:]" || fail "interfaces left in the root namespace"
+  # With rails (up --nics) also the rails' bridges and the fabric's ends of the NICs (n<i>nic<k>).
+  ! ip -o link show | grep -E ": (spine|rail[0-9]+|leaf[0-9]|up[0-9]+[ls]|n[0-9]+(nic[0-9]+)?)[@:]" ||
+    fail "interfaces left in the root namespace"
 }
