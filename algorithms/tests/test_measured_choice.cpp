@@ -77,15 +77,20 @@ TEST_CASE("measured choice: the probe times every candidate, agrees on the slowe
 }
 
 TEST_CASE("measured choice: the candidates are what these ranks can run", "[measured][loopback]") {
-  ddl::run_ranks(4, [](Communicator& comm) {
-    const std::vector<std::string> names = ddl::probe_candidates(comm, ddl::Dims::parse("2x2"));
+  // Asserted on the main thread: Catch's assertions are not thread-safe.
+  std::vector<std::vector<std::string>> seen(4);
+  ddl::run_ranks(4, [&](Communicator& comm) {
+    seen[static_cast<std::size_t>(comm.rank())] =
+        ddl::probe_candidates(comm, ddl::Dims::parse("2x2"));
+  });
+  for (const std::vector<std::string>& names : seen) {
     // Loopback's threads share memory (direct is in) and have neither switches that reduce nor
     // a library of their own; auto picks among the others and is never one.
     for (const char* in : {"direct", "ring", "ddl", "rhd", "rd", "dbtree", "hier"})
       CHECK(std::find(names.begin(), names.end(), in) != names.end());
     for (const char* out : {"auto", "nvls", "sharp", "nvls_sharp", "native"})
       CHECK(std::find(names.begin(), names.end(), out) == names.end());
-  });
+  }
 }
 
 TEST_CASE("measured choice: a bad probe is refused by name", "[measured]") {
@@ -107,10 +112,13 @@ TEST_CASE("measured choice: a bad probe is refused by name", "[measured]") {
 }
 
 TEST_CASE("native: refused by name where the backend has no library", "[measured][loopback]") {
-  ddl::run_ranks(2, [](Communicator& comm) {
-    std::vector<float> data(8, 1.0f);
-    CHECK_THROWS_WITH(ddl::find_algorithm("native").run(
-                          comm, {data.data(), 32}, ddl::DType::float32, ddl::ReduceOp::sum, {}),
-                      Catch::Contains("native: this backend has no collective library"));
-  });
+  // run_ranks rethrows a rank's exception on the main thread, where Catch asserts.
+  CHECK_THROWS_WITH(ddl::run_ranks(2,
+                                   [](Communicator& comm) {
+                                     std::vector<float> data(8, 1.0f);
+                                     ddl::find_algorithm("native").run(comm, {data.data(), 32},
+                                                                       ddl::DType::float32,
+                                                                       ddl::ReduceOp::sum, {});
+                                   }),
+                    Catch::Contains("native: this backend has no collective library"));
 }
