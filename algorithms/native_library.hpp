@@ -24,7 +24,7 @@ class NativeLibrary {
  public:
   virtual ~NativeLibrary() = default;
 
-  // "MPI_Allreduce (Open MPI v4.1.4)": what `native` runs, for messages and tables.
+  // What `native` runs ("MPI_Allreduce"), for messages.
   virtual std::string native_name() const = 0;
   // Whether the library reduces this element type (MPI has no 16-bit floats).
   virtual bool native_supports(DType type) const = 0;

@@ -38,36 +38,32 @@ up
 [ "$(ip netns list | grep -c '^ddlct2-')" = 3 ] || fail "up over a stale cluster: $(ip netns list)"
 "$cluster" down > /dev/null
 
-# 3. up interrupted half-way: its trap removes what it had made.
-"$cluster" up --nodes 40 --ranks-per-node 1 --nodes-per-leaf 4 --nic 100mbit --uplink 100mbit \
-  --subnet 10.213.79.0/24 > /dev/null 2>&1 &
-pid=$!
-for _ in $(seq 100); do
-  ip netns list | grep -q '^ddlct2-n3' && break
-  sleep 0.05
-done
-kill -TERM "$pid"
-wait "$pid"
-status=$?
-[ "$status" != 0 ] || fail "an interrupted up exited 0"
-assert_nothing_left ddlct2
-"$cluster" status > /dev/null && fail "status says up after an interrupted up"
-
+# 3. up interrupted half-way: its trap removes what it had made. interrupted_up TRIES WHAT
+# ARGS...: starts up with ARGS, waits (TRIES x 50 ms at most) until node 3 exists, stops it with
+# TERM, and checks it failed and left nothing.
+interrupted_up() {
+  local tries=$1 what=$2
+  shift 2
+  "$cluster" up "$@" > /dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq "$tries"); do
+    ip netns list | grep -q '^ddlct2-n3' && break
+    sleep 0.05
+  done
+  kill -TERM "$pid"
+  wait "$pid"
+  status=$?
+  [ "$status" != 0 ] || fail "an interrupted $what exited 0"
+  assert_nothing_left ddlct2
+  "$cluster" status > /dev/null && fail "status says up after an interrupted $what"
+}
+interrupted_up 100 up --nodes 40 --ranks-per-node 1 --nodes-per-leaf 4 --nic 100mbit --uplink 100mbit \
+  --subnet 10.213.79.0/24
 # 3b. The same with rails (2 NICs per node, rails on 10.213.79 and 10.213.80): interrupted while
-# it builds the nodes' NICs and source routes, it removes them all.
-"$cluster" up --nodes 40 --ranks-per-node 2 --nodes-per-leaf 4 --nics 2 --nic 100mbit --uplink 100mbit \
-  --subnet 10.213.79.0/24 > /dev/null 2>&1 &
-pid=$!
-for _ in $(seq 200); do  # the rails' leaves and uplinks come first: more to build before node 3
-  ip netns list | grep -q '^ddlct2-n3' && break
-  sleep 0.05
-done
-kill -TERM "$pid"
-wait "$pid"
-status=$?
-[ "$status" != 0 ] || fail "an interrupted up --nics 2 exited 0"
-assert_nothing_left ddlct2
-"$cluster" status > /dev/null && fail "status says up after an interrupted up --nics 2"
+# it builds the nodes' NICs and source routes, it removes them all. The rails' leaves and
+# uplinks come first: more to build before node 3, so twice the wait.
+interrupted_up 200 "up --nics 2" --nodes 40 --ranks-per-node 2 --nodes-per-leaf 4 --nics 2 --nic 100mbit \
+  --uplink 100mbit --subnet 10.213.79.0/24
 
 # 4. Refusals: one message naming the problem, non-zero exit, nothing made.
 expect() {  # message command...

@@ -118,7 +118,9 @@ void MpiCommunicator::native_allreduce(MutView data, DType type, ReduceOp op) {
   if (mt == MPI_DATATYPE_NULL)
     throw InvalidArgument("native: MPI_Allreduce has no " + std::string(to_string(type)) +
                           " reduction");
-  if (op == ReduceOp::avg) throw InvalidArgument("native_allreduce: avg is reduced as a sum");
+  if (op == ReduceOp::avg)
+    throw InvalidArgument(
+        "native_allreduce: avg has no MPI op (native reduces a sum, then divides)");
   // The blocking call under a watchdog, not MPI_Iallreduce polled like the other waits: Open
   // MPI runs non-blocking collectives through another component (libnbc) whose allreduce is 1.5-4x
   // slower here than the blocking one's (measured 4 KB-16 MB, 2 ranks), and `native` is the
