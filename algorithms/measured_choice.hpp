@@ -63,8 +63,9 @@ std::vector<std::string> choose_measured(const std::vector<std::string>& candida
                                          const std::vector<std::vector<double>>& seconds,
                                          double library_margin);
 
-// Collective: every rank calls it with the same spec. Times each candidate on a buffer of
-// float32 zeros (sum): each candidate in turn, two untimed runs, then `repetitions` batches of
+// Collective: every rank calls it with the same spec. Times each candidate on a host buffer of
+// float32 zeros (sum), so only for backends whose buffers live in host memory (MPI's do):
+// each candidate in turn, two untimed runs, then `repetitions` batches of
 // `batch` back to back, warm as in a training loop (interleaving the candidates, each run then
 // cold, measured ring 1.3x faster and direct 1.4x slower at 1 MB on 2 ranks than a sweep of
 // either alone does); a batch starts after a one-element allreduce (ring), so the ranks start
