@@ -59,15 +59,17 @@ ClassMessages between_nodes(MpiCommunicator& comm, const Topology& t, LinkClass 
   cm.link_class = c;
   std::vector<Pattern> kinds;
   // Node 0 to node 1 loads their NICs (and, with one node per leaf, the uplinks on the way).
+  // Slot s of both nodes uses rail s mod M: G / M flows through each NIC (and uplink).
   if (t.class_between(0, t.ranks_per_node) == c) {
-    const int uplink = c == LinkClass::spine ? t.ranks_per_node : 0;
+    const int per_nic = t.ranks_per_nic();
+    const int uplink = c == LinkClass::spine ? per_nic : 0;
     kinds = {Pattern::nic_one_way, Pattern::nic_bidirectional};
-    cm.patterns = {{to_string(Pattern::nic_one_way), t.ranks_per_node, uplink},
-                   {to_string(Pattern::nic_bidirectional), t.ranks_per_node, uplink}};
+    cm.patterns = {{to_string(Pattern::nic_one_way), per_nic, uplink},
+                   {to_string(Pattern::nic_bidirectional), per_nic, uplink}};
     // One flow each way through the NIC, by two pairs and by one pair: what tells the NIC both
     // ways (a ring step across nodes) from one connection both ways (an exchange); with one
-    // rank per node the two are the same flows as nic_bidirectional.
-    if (t.ranks_per_node >= 2) {
+    // rank per NIC the two are the same flows as nic_bidirectional.
+    if (t.ranks_per_nic() >= 2) {
       const int one_uplink = c == LinkClass::spine ? 1 : 0;
       for (Pattern p : {Pattern::nic_crossed, Pattern::nic_exchange}) {
         kinds.push_back(p);
@@ -75,11 +77,12 @@ ClassMessages between_nodes(MpiCommunicator& comm, const Topology& t, LinkClass 
       }
     }
   }
+  // K flows through one uplink, one per NIC (with rails in one group: rail 0 to rail 1).
   if (c == LinkClass::spine && t.nodes_per_leaf >= 2) {
     kinds.push_back(Pattern::uplink);
     cm.patterns.push_back({to_string(Pattern::uplink), 1, t.nodes_per_leaf});
     // The class's own lone flow as a collective step sees it (nic_crossed's role for a leaf).
-    if (t.ranks_per_node >= 2) {
+    if (t.ranks_per_nic() >= 2) {
       kinds.push_back(Pattern::uplink_crossed);
       cm.patterns.push_back({to_string(Pattern::uplink_crossed), 1, 1});
     }

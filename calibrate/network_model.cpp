@@ -277,7 +277,8 @@ NetworkModel fit_network(const Topology& t, const std::vector<ClassPingpong>& lo
   }
   m.nic_bandwidth =
       aggregate.empty() ? lone_flow_capacity(nic.pingpong, nic.largest_bytes) : median(aggregate);
-  if (t.leaves == 1) {
+  // One leaf switch, no uplinks (with rails every group has M leaves, joined by uplinks).
+  if (t.leaf_switches() == 1) {
     set_routes(m);
     fit_both_ways(m, points);
     return m;

@@ -14,14 +14,16 @@
 // and a spine flow on one NIC) and as the uplink's reference. So:
 //   - the NIC's capacity is what G flows through one of its directions move in all (the
 //     transfer-bound sizes of nic_one_way and nic_bidirectional, median): its absolute rate
-//     for those flows, which each lone flow's factor is relative to;
+//     for those flows, which each lone flow's factor is relative to. With rails (M NICs per
+//     node, Topology::nics) those patterns put G / M flows through each NIC, and every NIC
+//     n<i>-nic<k> gets the capacity so fitted;
 //   - the uplink's is fitted to the uplink pattern (K flows, one per NIC, through the same
-//     uplink): a capacity below K NICs' slows each flow to its share, which no NIC does. A lone
-//     spine flow slower than a lone leaf one means the uplink limits even one flow: then its
-//     capacity is the NIC's times that ratio, which also gives K flows 1/K each; the fit takes
-//     that figure when it explains the pattern as well as any (so mixed traffic sees the
-//     uplink's real rate). With one node per leaf every spine flow crosses its NICs and uplinks
-//     alike, and the uplink gets the NIC's capacity.
+//     uplink; with rails in one group, rail 0 to rail 1): a capacity below K NICs' slows each flow
+//     to its share, which no NIC does. A lone spine flow slower than a lone leaf one means the
+//     uplink limits even one flow: then its capacity is the NIC's times that ratio, which also
+//     gives K flows 1/K each; the fit takes that figure when it explains the pattern as well as any
+//     (so mixed traffic sees the uplink's real rate). With one node per leaf every spine flow
+//     crosses its NICs and uplinks alike, and the uplink gets the NIC's capacity.
 //
 // Both directions at once. The split-duplex NIC is right for one direction (two flows one way
 // share it as measured), but on the emulated cluster a NIC carrying traffic both ways is slower

@@ -9,7 +9,7 @@
 
 namespace ddl::calibrate {
 
-Topology discover_topology(MpiCommunicator& comm, int nodes_per_leaf) {
+Topology discover_topology(MpiCommunicator& comm, int nodes_per_leaf, int nics) {
   control_barrier(comm, "the start (every rank entering the node split)");
   MPI_Comm local = MPI_COMM_NULL;
   check_mpi(
@@ -31,7 +31,7 @@ Topology discover_topology(MpiCommunicator& comm, int nodes_per_leaf) {
   labels[static_cast<std::size_t>(comm.rank())] = leader;
   control_max(comm, labels, "sharing the node layout");
   std::vector<int> node_of_rank(labels.begin(), labels.end());
-  return topology_from_nodes(node_of_rank, nodes_per_leaf);
+  return topology_from_nodes(node_of_rank, nodes_per_leaf, nics);
 }
 
 }  // namespace ddl::calibrate

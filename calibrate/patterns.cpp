@@ -49,6 +49,7 @@ Pattern parse_pattern(const std::string& text) {
 
 std::vector<Flow> pattern_flows(Pattern p, const Topology& t) {
   const int g = t.ranks_per_node;
+  const int m = t.nics;
   std::vector<Flow> f;
   switch (p) {
     case Pattern::pingpong: break;
@@ -76,21 +77,37 @@ std::vector<Flow> pattern_flows(Pattern p, const Topology& t) {
         for (int s = 0; s < g; ++s) f.push_back({g + s, s});
       break;
     case Pattern::nic_crossed:
-      need(t.nodes() >= 2 && g >= 2, p, "2 nodes of 2 ranks");
-      f = {{0, g}, {g + 1, 1}};
+      // The second pair is slot M (slot 1 with one NIC): on rank 0's rail, so both flows cross
+      // the same NIC of node 0, one each way.
+      if (m == 1) need(t.nodes() >= 2 && g >= 2, p, "2 nodes of 2 ranks");
+      need(t.nodes() >= 2 && t.ranks_per_nic() >= 2, p, "2 nodes of 2 ranks per NIC");
+      f = {{0, g}, {g + m, m}};
       break;
     case Pattern::nic_exchange:
       need(t.nodes() >= 2, p, "2 nodes");
       f = {{0, g}, {g, 0}};
       break;
     case Pattern::uplink:
-      need(t.leaves >= 2 && t.nodes_per_leaf >= 2, p, "2 leaves of at least 2 nodes");
-      for (int i = 0; i < t.nodes_per_leaf; ++i) f.push_back({i * g, (t.nodes_per_leaf + i) * g});
+      if (t.leaves >= 2 || m == 1) {
+        need(t.leaves >= 2 && t.nodes_per_leaf >= 2, p, "2 leaves of at least 2 nodes");
+        for (int i = 0; i < t.nodes_per_leaf; ++i) f.push_back({i * g, (t.nodes_per_leaf + i) * g});
+      } else {
+        // Rails in one group: slot 0 of node i (rail 0) -> slot 1 of node i + 1 (rail 1), every
+        // i at once: K flows up leaf0-up and down leaf1-up, one per NIC.
+        need(t.nodes_per_leaf >= 2, p, "2 nodes");
+        for (int i = 0; i < t.nodes_per_leaf; ++i)
+          f.push_back({i * g, (i + 1) % t.nodes_per_leaf * g + 1});
+      }
       break;
     case Pattern::uplink_crossed: {
-      need(t.leaves >= 2 && g >= 2, p, "2 leaves and 2 ranks in a node");
-      const int l = g * t.nodes_per_leaf;
-      f = {{0, l}, {l + 1, 1}};
+      if (m == 1) need(t.leaves >= 2 && g >= 2, p, "2 leaves and 2 ranks in a node");
+      need((t.leaves >= 2 || m >= 2) && t.nodes() >= 2 && t.ranks_per_nic() >= 2, p,
+           "2 leaves or rails, and 2 ranks per NIC");
+      // l: rank 0's ping-pong peer across the spine; l + M -> M is back into rank 0's NIC (slot
+      // M is on rail 0) from another pair, so one flow each way crosses node 0's NIC and its
+      // leaf's uplink.
+      const int l = t.pingpong_peer(LinkClass::spine);
+      f = {{0, l}, {l + m, m}};
       break;
     }
     case Pattern::node_rings:
@@ -102,11 +119,13 @@ std::vector<Flow> pattern_flows(Pattern p, const Topology& t) {
 }
 
 int nic_flows_both_ways(const std::vector<Flow>& flows, const Topology& t) {
-  std::map<int, int> through;  // node -> flows crossing its NIC
+  // (node, rail) -> flows crossing that NIC: a rank's flows use its own NIC only.
+  std::map<std::pair<int, int>, int> through;
   int most = 0;
   for (const Flow& f : flows) {
     const int a = t.node_of(f.src), b = t.node_of(f.dst);
-    if (a != b) most = std::max({most, ++through[a], ++through[b]});
+    if (a != b)
+      most = std::max({most, ++through[{a, t.nic_of(f.src)}], ++through[{b, t.nic_of(f.dst)}]});
   }
   return most;
 }

@@ -22,19 +22,21 @@ enum class Pattern {
   pairs,          // every pair (2i, 2i+1) of node 0 exchanges at once
   ring,           // every rank of node 0 sends to the next one (a ring step)
   // Between nodes.
-  nic_one_way,        // slot s of node 0 -> slot s of node 1, every slot at once: G flows
-                      // through one direction of each NIC
-  nic_bidirectional,  // the same and back at once: G flows through each direction
-  nic_crossed,        // rank 0 -> rank G and rank G+1 -> rank 1 at once: one flow each way
+  nic_one_way,        // slot s of node 0 -> slot s of node 1, every slot at once: G / M
+                      // flows through one direction of each NIC (slot s uses NIC s mod M)
+  nic_bidirectional,  // the same and back at once: G / M flows through each direction
+  nic_crossed,        // rank 0 -> rank G and rank G+M -> rank M at once: one flow each way
                       // through node 0's NIC, between two different pairs of ranks (a ring
-                      // step across nodes)
+                      // step across nodes); with rails it needs 2 ranks per NIC
   nic_exchange,       // rank 0 -> rank G and back at once: one pair of ranks both ways (a
                       // 2-node exchange of rd, rhd or hier's leaders)
   uplink,             // the first rank of node i of leaf 0 -> the first rank of node i of
-                      // leaf 1, every i at once: K flows through each uplink, one per NIC
-  uplink_crossed,     // rank 0 -> rank L and rank L+1 -> rank 1 (L: leaf 1's first rank) at
-                      // once: nic_crossed between leaves, one flow each way through node 0's
-                      // NIC and leaf 0's uplink
+                      // leaf 1, every i at once: K flows through each uplink, one per NIC;
+                      // rails in one group: slot 0 of node i -> slot 1 of node i+1 (rail 0 to
+                      // rail 1), the same K flows through leaf0-up and leaf1-up
+  uplink_crossed,     // rank 0 -> rank L and rank L+M -> rank M (L: the spine ping-pong
+                      // peer, Topology::pingpong_peer) at once: nic_crossed between leaves, one
+                      // flow each way through node 0's NIC and leaf 0's uplink
   // Every node at once: each rank sends to the next slot of its own node (the reduce timings'
   // ring step, which stays off the network).
   node_rings,
@@ -51,8 +53,8 @@ struct Flow {
 // InvalidArgument when `t` lacks what the pattern needs (e.g. uplink on one leaf).
 std::vector<Flow> pattern_flows(Pattern p, const Topology& t);
 
-// The most flows through one node's NIC, both directions together (flows between two nodes of
-// `t`; what a node's n<i>-duplex link counts: calibrate/network_model.hpp).
+// The most flows through one NIC, both directions together (flows between two nodes of `t`,
+// each through its rank's own NIC; what n<i>-duplex counts: calibrate/network_model.hpp).
 int nic_flows_both_ways(const std::vector<Flow>& flows, const Topology& t);
 
 // The most flows between one pair of ranks on different nodes, both directions together (what

@@ -158,6 +158,17 @@ void pair_link(std::ostringstream& x, const NetworkModel& n, int a, int b) {
     << " NICs' worth, fitted to the NIC's exchange pattern -->\n";
 }
 
+// NIC k of node i, and its duplex link, as platforms/emulated.py names them: n<i>-nic with one
+// NIC per node (the names calibration has always written), n<i>-nic<k> with rails.
+std::string nic_id(const Topology& t, int node, int k) {
+  const std::string id = "n" + std::to_string(node) + "-nic";
+  return t.nics == 1 ? id : id + std::to_string(k);
+}
+std::string duplex_id(const Topology& t, int node, int k) {
+  const std::string id = "n" + std::to_string(node) + "-duplex";
+  return t.nics == 1 ? id : id + std::to_string(k);
+}
+
 std::string multi_level_xml(const PlatformModel& m, const std::vector<std::string>& notes) {
   const NetworkModel& n = *m.network;
   const Topology& t = n.topology;
@@ -178,7 +189,9 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
   for (const ClassFit& c : n.classes) {
     const MessageFactors f = message_factors(c.pingpong, c.route_latency, c.bottleneck);
     const bool leaf = c.link_class == LinkClass::leaf;
-    const std::string pair = leaf ? "node 0 to node 1" : "leaf 0 to leaf 1";
+    const std::string pair = leaf                          ? "node 0 to node 1"
+                             : t.leaves == 1 && t.nics > 1 ? "rail 0 to rail 1"
+                                                           : "leaf 0 to leaf 1";
     prop_line(x, leaf ? prop::kLeafLatFactors : prop::kSpineLatFactors, f.latency,
               "ping-pong " + pair + ": latency of each size range / route latency");
     prop_line(x, leaf ? prop::kLeafBwFactors : prop::kSpineBwFactors, f.bandwidth,
@@ -191,18 +204,25 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
       << prop::kLeaf << "\" value=\"" << t.leaf_of(r) << "\"/><prop id=\"" << prop::kMemoryBandwidth
       << "\" value=\"" << number(m.memory_bandwidth) << "\"/></host>\n";
   for (int r = 0; r < m.ranks; ++r) gpu_link(x, m, r);
+  // Every NIC of a rails node has the calibrated figures: the patterns load one NIC with the
+  // ranks of its rail (G / M), and the emulated rails are shaped alike.
   for (int i = 0; i < t.nodes(); ++i) {
     bus_link(x, m, "n" + std::to_string(i) + "-shm");
-    network_link(x, "n" + std::to_string(i) + "-nic", n.nic_bandwidth, n.nic_latency,
-                 "what the node's ranks move through it at once, each direction");
-    if (duplex) duplex_link(x, n, "n" + std::to_string(i) + "-duplex");
+    for (int k = 0; k < t.nics; ++k) {
+      network_link(x, nic_id(t, i, k), n.nic_bandwidth, n.nic_latency,
+                   t.nics == 1 ? "what the node's ranks move through it at once, each direction"
+                               : "what the ranks of its rail move through it at once, each "
+                                 "direction");
+      if (duplex) duplex_link(x, n, duplex_id(t, i, k));
+    }
   }
   if (n.pair_factor > 0)
     for (int a = 0; a < m.ranks; ++a)
       for (int b = a + 1; b < m.ranks; ++b)
         if (t.class_between(a, b) != LinkClass::node) pair_link(x, n, a, b);
-  if (t.leaves > 1)
-    for (int j = 0; j < t.leaves; ++j)
+  // One uplink per leaf switch: L with one NIC per node, L * M with rails (leaf g * M + k).
+  if (t.leaf_switches() > 1)
+    for (int j = 0; j < t.leaf_switches(); ++j)
       network_link(x, "leaf" + std::to_string(j) + "-up", n.uplink_bandwidth, n.uplink_latency,
                    "fitted to one flow per node of a leaf crossing it at once, each direction");
   for (int a = 0; a < m.ranks; ++a)
@@ -214,16 +234,19 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
         route(x, a, b, {up(gpu(a)), na + "-shm", down(gpu(b))});
         continue;
       }
-      // Between nodes: the source's NIC (and duplex), any uplinks, the destination's.
-      std::vector<std::string> links{up(na + "-nic")};
-      if (duplex) links.push_back(na + "-duplex");
+      // Between nodes: the source's NIC (and duplex), any uplinks, the destination's; each rank
+      // uses its own NIC (slot mod M), as platforms/emulated.py's route().
+      const int node_a = t.node_of(a), node_b = t.node_of(b);
+      const int nic_a = t.nic_of(a), nic_b = t.nic_of(b);
+      std::vector<std::string> links{up(nic_id(t, node_a, nic_a))};
+      if (duplex) links.push_back(duplex_id(t, node_a, nic_a));
       if (n.pair_factor > 0) links.push_back(pair_id(a, b));
       if (t.class_between(a, b) == LinkClass::spine) {
         links.push_back(up("leaf" + std::to_string(t.leaf_of(a)) + "-up"));
         links.push_back(down("leaf" + std::to_string(t.leaf_of(b)) + "-up"));
       }
-      if (duplex) links.push_back(nb + "-duplex");
-      links.push_back(down(nb + "-nic"));
+      if (duplex) links.push_back(duplex_id(t, node_b, nic_b));
+      links.push_back(down(nic_id(t, node_b, nic_b)));
       route(x, a, b, links);
     }
   x << "  </zone>\n</platform>\n";

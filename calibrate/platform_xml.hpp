@@ -13,6 +13,12 @@
 // nodes after the source's NIC and before the destination's; one Full zone with a route per
 // ordered pair of hosts. Every class's factors are its own root properties (ddl_node_*, ddl_leaf_*,
 // ddl_spine_*), relative to its own route, so no class-less table is written.
+//
+// Rails (Topology::nics M > 1, as platforms/emulated.py writes them): node i has M NICs
+// n<i>-nic<k> (and n<i>-duplex<k> where a duplex is fitted), each with the calibrated NIC's
+// figures; uplinks leaf<j>-up for the L * M leaves (leaf g * M + k: group g, rail k); a rank uses
+// NIC slot mod M, and crosses the uplinks unless the other rank's NIC is on its leaf. ddl_leaf is
+// the leaf of the host's own NIC.
 #pragma once
 
 #include <string>

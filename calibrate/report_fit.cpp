@@ -231,6 +231,8 @@ Calibration fit_measurements(const Measurements& m, double tolerance,
     r["topology"] = {{"ranks_per_node", m.topology.ranks_per_node},
                      {"nodes_per_leaf", m.topology.nodes_per_leaf},
                      {"leaves", m.topology.leaves}};
+  // Rails only: one NIC per node stays unwritten, so those reports are as before (read as 1).
+  if (m.topology.nics > 1) r["topology"]["nics"] = m.topology.nics;
   if (!m.sources.empty()) r["launch_reports"] = m.sources;
   r["fit_tolerance_pct"] = 100 * tolerance;
   json messages = json::array();
@@ -292,7 +294,7 @@ Calibration fit_measurements(const Measurements& m, double tolerance,
             {{"flows", d.flows}, {"factor", d.factor}, {"duplex_Bps", n.nic_bandwidth * d.factor}});
       r["platform"]["duplex_by_flows"] = duplex;
     }
-    if (m.topology.leaves > 1) {
+    if (m.topology.leaf_switches() > 1) {
       r["platform"]["uplink_Bps"] = n.uplink_bandwidth;
       r["platform"]["uplink_latency_s"] = n.uplink_latency;
     }

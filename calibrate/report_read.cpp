@@ -63,10 +63,15 @@ std::vector<MessageTimes> read_rows(const json& rows, std::vector<Shape>& shapes
 Topology read_topology(const json& r, int ranks) {
   if (!r.contains("topology")) return {ranks, 1, 1};
   const json& j = r.at("topology");
+  // Reports from before rails (and of one NIC per node) have no "nics": one NIC.
   Topology t{j.at("ranks_per_node").get<int>(), j.at("nodes_per_leaf").get<int>(),
-             j.at("leaves").get<int>()};
+             j.at("leaves").get<int>(), j.value("nics", 1)};
   if (t.ranks_per_node < 1 || t.nodes_per_leaf < 1 || t.leaves < 1 || t.ranks() != ranks)
     throw InvalidArgument("its topology does not hold its " + std::to_string(ranks) + " ranks");
+  if (t.nics < 1 || t.ranks_per_node % t.nics != 0)
+    throw InvalidArgument("its topology's nics " + std::to_string(t.nics) +
+                          " does not divide its " + std::to_string(t.ranks_per_node) +
+                          " ranks per node");
   return t;
 }
 

@@ -53,7 +53,7 @@ std::string network_summary(const Measurements& m, const Calibration& c) {
              s.latency_s * 1e6, s.bandwidth() / 1e9);
   }
   append(out, "NIC %.6f GB/s, latency %.3f us", n.nic_bandwidth / 1e9, n.nic_latency * 1e6);
-  if (m.topology.leaves > 1)
+  if (m.topology.leaf_switches() > 1)
     append(out, "; uplink %.6f GB/s (%.3f NICs' worth), latency %.3f us", n.uplink_bandwidth / 1e9,
            n.uplink_bandwidth / n.nic_bandwidth, n.uplink_latency * 1e6);
   for (const DuplexFactor& d : n.duplex_by_flows)
@@ -65,8 +65,10 @@ std::string network_summary(const Measurements& m, const Calibration& c) {
   if (n.pair_factor > 0)
     append(out, "; one pair of ranks both ways at once (pair link, %.3f NICs' worth)",
            n.pair_factor);
-  append(out, "; topology %d ranks per node x %d nodes per leaf x %d leaves\n",
+  append(out, "; topology %d ranks per node x %d nodes per leaf x %d leaves",
          m.topology.ranks_per_node, m.topology.nodes_per_leaf, m.topology.leaves);
+  if (m.topology.nics > 1) append(out, ", %d NICs per node (rails)", m.topology.nics);
+  out += "\n";
   return out;
 }
 

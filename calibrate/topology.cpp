@@ -24,6 +24,7 @@ LinkClass parse_link_class(const std::string& text) {
 
 LinkClass Topology::class_between(int a, int b) const {
   if (node_of(a) == node_of(b)) return LinkClass::node;
+  // leaf_of is the leaf of the rank's own NIC: with rails, same group and same rail.
   return leaf_of(a) == leaf_of(b) ? LinkClass::leaf : LinkClass::spine;
 }
 
@@ -31,7 +32,8 @@ std::vector<LinkClass> Topology::classes() const {
   std::vector<LinkClass> c;
   if (ranks_per_node > 1) c.push_back(LinkClass::node);
   if (nodes_per_leaf > 1) c.push_back(LinkClass::leaf);
-  if (leaves > 1) c.push_back(LinkClass::spine);
+  // With rails, ranks of two nodes on different rails meet across the uplinks even in one group.
+  if (nodes() > 1 && (leaves > 1 || nics > 1)) c.push_back(LinkClass::spine);
   return c;
 }
 
@@ -39,7 +41,10 @@ int Topology::pingpong_peer(LinkClass c) const {
   switch (c) {
     case LinkClass::node: return 1;
     case LinkClass::leaf: return ranks_per_node;
-    case LinkClass::spine: return nodes_per_leaf * ranks_per_node;
+    case LinkClass::spine:
+      // One group with rails: node 1's slot 1 is on rail 1, rank 0 on rail 0.
+      if (leaves == 1 && nics > 1) return ranks_per_node + 1;
+      return nodes_per_leaf * ranks_per_node;
   }
   return 1;
 }
@@ -56,9 +61,10 @@ std::string Topology::dims() const {
   return d;
 }
 
-Topology topology_from_nodes(const std::vector<int>& node_of_rank, int nodes_per_leaf) {
+Topology topology_from_nodes(const std::vector<int>& node_of_rank, int nodes_per_leaf, int nics) {
   if (node_of_rank.empty()) throw InvalidArgument("calibration: no ranks");
   if (nodes_per_leaf < 0) throw InvalidArgument("--nodes-per-leaf must be positive");
+  if (nics < 1) throw InvalidArgument("--nics must be at least 1");
   // Ranks per node label, and whether each node's ranks are consecutive.
   std::map<int, int> count;
   for (int label : node_of_rank) ++count[label];
@@ -89,6 +95,16 @@ Topology topology_from_nodes(const std::vector<int>& node_of_rank, int nodes_per
                           " does not divide the " + std::to_string(nodes) +
                           " node(s) into whole leaves");
   t.leaves = nodes / t.nodes_per_leaf;
+  // Every NIC carries the same number of ranks (slot s uses NIC s mod M), so the NIC patterns'
+  // flows per NIC are G / M on every NIC.
+  if (t.ranks_per_node % nics != 0)
+    throw InvalidArgument("--nics " + std::to_string(nics) + " does not divide the " +
+                          std::to_string(t.ranks_per_node) +
+                          " ranks per node: start a multiple of --nics ranks on every node");
+  if (nics > 1 && nodes < 2)
+    throw InvalidArgument("--nics " + std::to_string(nics) +
+                          " needs at least 2 nodes (rails connect nodes)");
+  t.nics = nics;
   return t;
 }
 

@@ -271,3 +271,47 @@ TEST_CASE("one pair both ways: the written pair links cost each NIC pattern as p
         Approx(30e-6 + kLarge / 40e6).epsilon(1e-9));
   std::remove(xml.c_str());
 }
+
+TEST_CASE(
+    "rails: the platform calibration writes for two NICs per node costs each pattern as its "
+    "model predicts",
+    "[calibrate][sim]") {
+  // 2 nodes of 4 ranks on 2 rails (slot s on NIC s mod 2, one group): same rail leaf 30 us +
+  // n / 40 MB/s, across rails spine 50 us + n / 20 MB/s; two flows per NIC at its share, the
+  // uplink pattern (rail 0 to rail 1) at half a lone spine flow's rate.
+  const std::vector<Segment> inside{{0, 2e-6, 1 / 5e9}, {1 << 20, 10e-6, 1 / 10e9}};
+  const Topology t{4, 2, 1, 2};
+  std::vector<NetworkPoint> points;
+  for (double n : {1048576.0, 4194304.0}) {
+    points.push_back({LinkClass::leaf, n, 30e-6 + 2 * n / 40e6, 2, 0});
+    points.push_back({LinkClass::spine, n, 50e-6 + n / 10e6, 1, 2});
+  }
+  PlatformModel m = model_from_pingpong(t.ranks(), inside, 16 << 20, 30e9);
+  m.network = fit_network(t,
+                          {{LinkClass::leaf, {{0, 30e-6, 1 / 40e6}}, 4 << 20, {}},
+                           {LinkClass::spine, {{0, 50e-6, 1 / 20e6}}, 4 << 20, {}}},
+                          points);
+  REQUIRE(m.network->uplink_bandwidth > 0);
+  const std::string xml = temp_file(platform_xml(m, {}));
+  const std::vector<double> sizes{kSmall, kLarge};
+  struct Case {
+    std::string args;
+    LinkClass c;
+    int per_nic, per_uplink;
+  };
+  REQUIRE(t.pingpong_peer(LinkClass::spine) == 5);
+  for (const Case& k : std::vector<Case>{{"--peer 4", LinkClass::leaf, 1, 0},
+                                         {"--peer 5", LinkClass::spine, 1, 1},
+                                         {"--pattern nic_one_way", LinkClass::leaf, 2, 0},
+                                         {"--pattern nic_crossed", LinkClass::leaf, 1, 0},
+                                         {"--pattern uplink", LinkClass::spine, 1, 2},
+                                         {"--pattern uplink_crossed", LinkClass::spine, 1, 1}}) {
+    const std::vector<double> simulated = simulate(xml, k.args, sizes);
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      INFO(k.args << " " << sizes[i] << " B");
+      CHECK(simulated[i] ==
+            Approx(predict(*m.network, {k.c, sizes[i], 0, k.per_nic, k.per_uplink})).epsilon(0.01));
+    }
+  }
+  std::remove(xml.c_str());
+}

@@ -6,9 +6,11 @@
 // (round trip / 2, as ddlcalibrate measures it); any other pattern prints its step's time, the
 // slowest taking-part rank's. The topology the patterns need comes from the platform: G ranks
 // per node, K nodes per leaf from its hosts' ddl_node / ddl_leaf (without them: one node).
+// With rails (ddl_leaf differs within node 0) M is the number of leaves node 0 reaches.
 #include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <set>
 #include <simgrid/s4u.hpp>
 #include <string>
 #include <vector>
@@ -39,10 +41,14 @@ ddl::calibrate::Topology topology_of(const ddl::sim::Platform& p) {
     return static_cast<int>(std::count_if(p.places.begin(), p.places.end(), pred));
   };
   const int g = on([](const ddl::sim::HostPlace& h) { return h.node == 0; });
+  // Rails: node 0's ranks sit on as many leaves as the node has NICs (slot s on leaf s mod M).
+  std::set<int> node0_leaves;
+  for (int r = 0; r < g; ++r) node0_leaves.insert(p.places[static_cast<std::size_t>(r)].leaf);
+  const int nics = static_cast<int>(node0_leaves.size());
   int k = 0;
   for (int node = 0; node * g < p.ranks(); ++node)
     if (p.places[static_cast<std::size_t>(node * g)].leaf == 0) ++k;
-  return {g, k, p.ranks() / g / k};
+  return {g, k, p.ranks() / g / k, nics};
 }
 
 void rank_main(Shared* sh, int rank) {

@@ -90,3 +90,33 @@ TEST_CASE("flows between one pair of ranks on different nodes, both directions",
   CHECK(nic_flows_both_ways(pattern_flows(Pattern::uplink_crossed, t), t) == 2);
   CHECK(pair_flows_both_ways(pattern_flows(Pattern::pairs, t), t) == 0);  // inside node 0
 }
+
+TEST_CASE("patterns on rails: two NICs per node, one group of two nodes of four ranks",
+          "[calibrate]") {
+  const Topology t{4, 2, 1, 2};  // slot s uses NIC s mod 2: slots 0 and 2 on rail 0
+  // Slot s to slot s: the same rail, two flows through each NIC direction (G / M).
+  CHECK(pattern_flows(Pattern::nic_one_way, t) == Flows{{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::nic_one_way, t), t) == 2);
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::nic_bidirectional, t), t) == 4);
+  // The second pair is on rank 0's rail (slot 2), so both cross node 0's NIC 0.
+  CHECK(pattern_flows(Pattern::nic_crossed, t) == Flows{{0, 4}, {6, 2}});
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::nic_crossed, t), t) == 2);
+  CHECK(pattern_flows(Pattern::nic_exchange, t) == Flows{{0, 4}, {4, 0}});
+  // Rail 0 to rail 1, one flow per node: two flows up leaf0-up and down leaf1-up.
+  CHECK(pattern_flows(Pattern::uplink, t) == Flows{{0, 5}, {4, 1}});
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::uplink, t), t) == 1);
+  // One flow each way through node 0's NIC 0 and leaf0-up, two pairs.
+  CHECK(pattern_flows(Pattern::uplink_crossed, t) == Flows{{0, 5}, {7, 2}});
+  CHECK(nic_flows_both_ways(pattern_flows(Pattern::uplink_crossed, t), t) == 2);
+  CHECK(pair_flows_both_ways(pattern_flows(Pattern::uplink_crossed, t), t) == 1);
+  // Two groups of rails: the uplink pattern stays leaf 0 to leaf 1 (group 0 to group 1, rail 0).
+  const Topology groups{4, 2, 2, 2};
+  CHECK(pattern_flows(Pattern::uplink, groups) == Flows{{0, 8}, {4, 12}});
+  CHECK(pattern_flows(Pattern::uplink_crossed, groups) == Flows{{0, 8}, {10, 2}});
+  // One rank per NIC: no two pairs through one NIC.
+  CHECK_THROWS_WITH(pattern_flows(Pattern::nic_crossed, Topology{2, 2, 1, 2}),
+                    "pattern nic_crossed needs 2 nodes of 2 ranks per NIC");
+  CHECK_THROWS_WITH(pattern_flows(Pattern::uplink_crossed, Topology{2, 2, 1, 2}),
+                    "pattern uplink_crossed needs 2 leaves or rails, and 2 ranks per NIC");
+  CHECK(pattern_flows(Pattern::uplink, Topology{2, 2, 1, 2}) == Flows{{0, 3}, {2, 1}});
+}

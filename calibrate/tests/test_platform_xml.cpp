@@ -38,7 +38,7 @@ NetworkModel network(const Topology& t) {
   n.nic_bandwidth = 50e6;
   n.nic_latency = 15e-6;
   n.classes.push_back({LinkClass::leaf, {{0, 30e-6, 1 / 40e6}}, 30e-6, 50e6});
-  if (t.leaves > 1) {
+  if (t.leaf_switches() > 1) {
     n.uplink_bandwidth = 25e6;
     n.uplink_latency = 10e-6;
     n.classes.push_back({LinkClass::spine, {{0, 50e-6, 1 / 20e6}}, 50e-6, 25e6});
@@ -204,4 +204,81 @@ TEST_CASE("one pair of ranks both ways: pair<a>-<b> per pair of nodes apart, bot
   std::string stripped = std::regex_replace(x, std::regex("    <link id=\"pair[^\n]*\n"), "");
   stripped = std::regex_replace(stripped, std::regex("<link_ctn id=\"pair[0-9]+-[0-9]+\"/>"), "");
   CHECK(stripped == plain);
+}
+
+TEST_CASE("rails: two NICs per node in one group: NIC and uplink names, routes, leaves",
+          "[calibrate]") {
+  PlatformModel m = node_model(4);
+  m.network = network(Topology{2, 2, 1, 2});
+  const std::string x = platform_xml(m, {});
+  CHECK(has(x, "<prop id=\"ddl_dims\" value=\"2x2\"/>"));
+  CHECK(has(x, "<prop id=\"ddl_spine_bw_factors\" value=\"0:0.8\"/>"));
+  // ddl_leaf: the leaf of the host's own NIC (rail 1 for slot 1).
+  CHECK(has(x,
+            "<host id=\"gpu3\" speed=\"1Gf\"><prop id=\"ddl_rank\" value=\"3\"/><prop "
+            "id=\"ddl_node\" value=\"1\"/><prop id=\"ddl_leaf\" value=\"1\"/>"));
+  CHECK(has(x,
+            "<host id=\"gpu2\" speed=\"1Gf\"><prop id=\"ddl_rank\" value=\"2\"/><prop "
+            "id=\"ddl_node\" value=\"1\"/><prop id=\"ddl_leaf\" value=\"0\"/>"));
+  // Each NIC with the calibrated figures; one uplink per leaf (rail).
+  for (const char* nic : {"n0-nic0", "n0-nic1", "n1-nic0", "n1-nic1"})
+    CHECK(has(x, std::string("<link id=\"") + nic +
+                     "\" bandwidth=\"50000000Bps\" latency=\"1.5e-05s\" "
+                     "sharing_policy=\"SPLITDUPLEX\"/>"));
+  CHECK(has(x,
+            "<link id=\"leaf0-up\" bandwidth=\"25000000Bps\" latency=\"1e-05s\" "
+            "sharing_policy=\"SPLITDUPLEX\"/>"));
+  CHECK(has(x, "<link id=\"leaf1-up\""));
+  CHECK_FALSE(has(x, "<link id=\"n0-nic\""));
+  CHECK_FALSE(has(x, "<link id=\"leaf2-up\""));
+  CHECK(count(x, "<link id=") == 4 + 2 + 4 + 2);
+  CHECK(count(x, "<route ") == 4 * 3);
+  // Same rail: NIC to NIC.
+  CHECK(has(x,
+            "<route src=\"gpu0\" dst=\"gpu2\" symmetrical=\"NO\"><link_ctn id=\"n0-nic0\" "
+            "direction=\"UP\"/><link_ctn id=\"n1-nic0\" direction=\"DOWN\"/></route>"));
+  CHECK(has(x,
+            "<route src=\"gpu3\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"n1-nic1\" "
+            "direction=\"UP\"/><link_ctn id=\"n0-nic1\" direction=\"DOWN\"/></route>"));
+  // Across rails: the two leaves' uplinks.
+  CHECK(has(x,
+            "<route src=\"gpu0\" dst=\"gpu3\" symmetrical=\"NO\"><link_ctn id=\"n0-nic0\" "
+            "direction=\"UP\"/><link_ctn id=\"leaf0-up\" direction=\"UP\"/><link_ctn "
+            "id=\"leaf1-up\" direction=\"DOWN\"/><link_ctn id=\"n1-nic1\" "
+            "direction=\"DOWN\"/></route>"));
+  CHECK(has(x,
+            "<route src=\"gpu2\" dst=\"gpu1\" symmetrical=\"NO\"><link_ctn id=\"n1-nic0\" "
+            "direction=\"UP\"/><link_ctn id=\"leaf0-up\" direction=\"UP\"/><link_ctn "
+            "id=\"leaf1-up\" direction=\"DOWN\"/><link_ctn id=\"n0-nic1\" "
+            "direction=\"DOWN\"/></route>"));
+  // Inside a node: shared memory as before.
+  CHECK(has(x,
+            "<route src=\"gpu1\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"gpu1-link\" "
+            "direction=\"UP\"/><link_ctn id=\"n0-shm\"/><link_ctn id=\"gpu0-link\" "
+            "direction=\"DOWN\"/></route>"));
+}
+
+TEST_CASE("rails: a duplex link per NIC, crossed next to that NIC", "[calibrate]") {
+  PlatformModel m = node_model(8);
+  m.network = network(Topology{2, 2, 2, 2});
+  m.network->duplex_by_flows = {{2, 1.2}};
+  const std::string x = platform_xml(m, {});
+  for (int j = 0; j < 4; ++j) CHECK(has(x, "<link id=\"leaf" + std::to_string(j) + "-up\""));
+  CHECK_FALSE(has(x, "<link id=\"leaf4-up\""));
+  // 8 links (4 nodes x 2 NICs), and two in each of the 48 routes between nodes.
+  for (const char* d : {"n0-duplex0", "n0-duplex1", "n3-duplex0", "n3-duplex1"})
+    CHECK(has(x, std::string("<link id=\"") + d + "\""));
+  CHECK_FALSE(has(x, "<link id=\"n0-duplex\""));
+  CHECK(count(x, "-duplex") == 8 + 48 * 2);
+  // gpu1 (node 0, rail 1) to gpu6 (node 3, group 1, rail 0): leaf 1's uplink up, leaf 2's down.
+  CHECK(has(x,
+            "<route src=\"gpu1\" dst=\"gpu6\" symmetrical=\"NO\"><link_ctn id=\"n0-nic1\" "
+            "direction=\"UP\"/><link_ctn id=\"n0-duplex1\"/><link_ctn id=\"leaf1-up\" "
+            "direction=\"UP\"/><link_ctn id=\"leaf2-up\" direction=\"DOWN\"/><link_ctn "
+            "id=\"n3-duplex0\"/><link_ctn id=\"n3-nic0\" direction=\"DOWN\"/></route>"));
+  // gpu5 (node 2, group 1, rail 1) to gpu7 (node 3, rail 1): the same leaf 3.
+  CHECK(has(x,
+            "<route src=\"gpu5\" dst=\"gpu7\" symmetrical=\"NO\"><link_ctn id=\"n2-nic1\" "
+            "direction=\"UP\"/><link_ctn id=\"n2-duplex1\"/><link_ctn id=\"n3-duplex1\"/>"
+            "<link_ctn id=\"n3-nic1\" direction=\"DOWN\"/></route>"));
 }

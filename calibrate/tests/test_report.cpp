@@ -228,3 +228,61 @@ TEST_CASE("the duplex link is fitted from a report's NIC patterns both ways", "[
   CHECK(platform_xml(plain.model, {}).find("-duplex") == std::string::npos);
   CHECK_FALSE(plain.report["platform"].contains("duplex_by_flows"));
 }
+
+namespace {
+
+// Two nodes of two ranks on two rails (one group): slot s uses NIC s, so node 0 to node 1 on a
+// rail is leaf (30 us + n / 40 MB/s) and across rails spine (50 us + n / 40 MB/s), whose uplink
+// pattern (one flow per node, rail 0 to rail 1) takes twice a lone flow: two NICs' flows share
+// an uplink of one NIC's capacity.
+Measurements rails() {
+  Measurements m = launch(1.0);
+  m.ranks = 4;
+  m.topology = Topology{2, 2, 1, 2};
+  const std::vector<std::size_t> sizes{1024, 65536, 1 << 20, 4 << 20};
+  ClassMessages leaf;
+  leaf.link_class = LinkClass::leaf;
+  leaf.patterns = {{"nic_one_way", 1, 0}, {"nic_bidirectional", 1, 0}};
+  ClassMessages spine;
+  spine.link_class = LinkClass::spine;
+  spine.patterns = {{"uplink", 1, 2}};
+  for (std::size_t bytes : sizes) {
+    const double n = static_cast<double>(bytes);
+    leaf.messages.push_back({bytes,
+                             around(30e-6 + n / 40e6),
+                             {around(30e-6 + n / 40e6), around(30e-6 + n / 40e6)},
+                             std::nullopt});
+    spine.messages.push_back(
+        {bytes, around(50e-6 + n / 40e6), {around(50e-6 + 2 * n / 40e6)}, std::nullopt});
+  }
+  m.network = {leaf, spine};
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("rails: the report keeps the NIC count, and reports without it have one NIC",
+          "[calibrate]") {
+  const Calibration c = fit_measurements(rails(), 0.03, "p.xml");
+  CHECK(c.report["topology"]["nics"] == 2);
+  const Measurements back = read_report(c.report, "r.json");
+  CHECK(back.topology == Topology{2, 2, 1, 2});
+  const std::string xml = platform_xml(c.model, {});
+  CHECK(xml.find("<link id=\"n1-nic1\"") != std::string::npos);
+  CHECK(xml.find("<link id=\"leaf1-up\"") != std::string::npos);
+  CHECK(c.report["platform"].contains("uplink_Bps"));
+  // The uplink carries the two flows at one NIC's capacity: 40 MB/s, as the lone flows.
+  CHECK(c.model.network->nic_bandwidth == Approx(40e6).epsilon(1e-6));
+  CHECK(c.model.network->uplink_bandwidth == Approx(40e6).epsilon(1e-6));
+  // Refitting the report (ddlcalibrate --combine) gives the same platform.
+  CHECK(platform_xml(fit_measurements(back, 0.03, "p.xml").model, {}) == xml);
+  // One NIC: no "nics" written, and reading it gives one NIC.
+  const Calibration one = fit_measurements(two_nodes(1.0), 0.03, "p.xml");
+  CHECK_FALSE(one.report["topology"].contains("nics"));
+  CHECK(read_report(one.report, "r.json").topology.nics == 1);
+  // A NIC count that does not divide the ranks per node is refused.
+  nlohmann::ordered_json bad = c.report;
+  bad["topology"]["nics"] = 3;
+  CHECK_THROWS_WITH(read_report(bad, "r.json"),
+                    Catch::Contains("its topology's nics 3 does not divide its 2 ranks per node"));
+}

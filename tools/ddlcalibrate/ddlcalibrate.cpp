@@ -45,6 +45,7 @@ struct Args {
   LaunchPlan plan;
   std::size_t network_max = 0;
   int nodes_per_leaf = 0;  // 0: every node in one leaf
+  int nics = 1;            // NICs (rails) per node: slot s uses NIC s mod nics
   double timeout = kDefaultTimeout;
   double tolerance = 0.03;
 };
@@ -89,6 +90,9 @@ Args parse(int argc, char** argv, bool& help) {
       "largest message between nodes (the sizes of -b/-e/-f up to it; the network is slower)")(
       "nodes-per-leaf", po::value<std::string>(),
       "nodes under one leaf switch (node = leaf x K + i); default: every node in one leaf")(
+      "nics", po::value<std::string>()->default_value("1"),
+      "NICs per node on rails (slot s uses NIC s mod M; must divide the ranks per node); must "
+      "match ddlcluster up --nics M")(
       "timeout",
       po::value<std::string>()->default_value(std::to_string(static_cast<int>(kDefaultTimeout))),
       "longest any wait may take, in seconds: a rank that stops is named and the job ends")(
@@ -128,7 +132,7 @@ Args parse(int argc, char** argv, bool& help) {
   if (vm.count("combine")) {
     harness::refuse_given(
         vm,
-        {"reps", "minbytes", "maxbytes", "stepfactor", "network-maxbytes", "nodes-per-leaf",
+        {"reps", "minbytes", "maxbytes", "stepfactor", "network-maxbytes", "nodes-per-leaf", "nics",
          "timeout", "reduce-bytes", "receive-buffers"},
         "sets what is measured; with --combine the reports' measurements are used (see "
         "ddlcalibrate --help)");
@@ -152,6 +156,8 @@ Args parse(int argc, char** argv, bool& help) {
   if (vm.count("nodes-per-leaf"))
     a.nodes_per_leaf = static_cast<int>(harness::parse_integer(
         vm["nodes-per-leaf"].as<std::string>(), "nodes-per-leaf", 1, 1 << 20));
+  a.nics =
+      static_cast<int>(harness::parse_integer(vm["nics"].as<std::string>(), "nics", 1, 1 << 10));
   a.timeout = harness::parse_seconds(vm["timeout"].as<std::string>(), "timeout", kMaxTimeout);
   a.plan.reduce_bytes = harness::parse_size(vm["reduce-bytes"].as<std::string>());
   if (a.plan.reduce_bytes < 4096) throw InvalidArgument("--reduce-bytes must be at least 4K");
@@ -256,7 +262,7 @@ int measure(const Args& args) {
     {
       const WatchdogGuard guard(args.timeout + 2 * kControlMargin,
                                 "the node split (MPI_Comm_split_type)");
-      topology = discover_topology(*comm, args.nodes_per_leaf);
+      topology = discover_topology(*comm, args.nodes_per_leaf, args.nics);
     }
     if (topology.nodes() > 1 && args.plan.network_sizes.size() < 2)
       throw InvalidArgument("--network-maxbytes " + harness::format_size(args.network_max) +

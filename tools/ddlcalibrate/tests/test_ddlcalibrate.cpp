@@ -57,6 +57,7 @@ TEST_CASE("ddlcalibrate --combine writes the platform of the launches' medians",
            {" --combine" + files + " --reps 5", "--reps sets what is measured; with --combine"},
            {" --combine" + files + " --receive-buffers peer-read",
             "--receive-buffers sets what is measured"},
+           {" --combine" + files + " --nics 2", "--nics sets what is measured; with --combine"},
            {" --receive-buffers theirs",
             "--receive-buffers: receive buffers 'theirs' is not own or peer-read"},
            {" --combine " + dir + "/all.json " + dir + "/launch0.json",
@@ -210,7 +211,10 @@ TEST_CASE("a launch's bad flags are one message", "[calibrate][mpi]") {
            {" --nodes-per-leaf 0", "ddlcalibrate: bad --nodes-per-leaf '0'"},
            {" --network-maxbytes 1Q", "ddlcalibrate: bad size '1Q'"},
            {" --nodes-per-leaf 2",
-            "--nodes-per-leaf 2 does not divide the 1 node(s) into whole leaves"}}) {
+            "--nodes-per-leaf 2 does not divide the 1 node(s) into whole leaves"},
+           {" --nics 0", "ddlcalibrate: bad --nics '0'"},
+           {" --nics 3", "--nics 3 does not divide the 2 ranks per node"},
+           {" --nics 2", "--nics 2 needs at least 2 nodes (rails connect nodes)"}}) {
     const ChildResult r = run_child(launch_cmd + args);
     INFO(args << ": " << r.err);
     CHECK(r.exit_code == 2);
