@@ -7,14 +7,16 @@ whether the simulator ranks the algorithms as the measurement does.
 
 RESULTS_DIR holds what experiments/cluster_vs_sim.sh wrote, per configuration C and variant V
 (natural: every algorithm on the natural grid; rings2: ddl with 2 rings; grid: ddl on another
-grid): measured_<C>_<V>.launch<i>.csv (ddlrun --format csv, one file per launch; per case the
+grid; the rails configuration r has natural only): measured_<C>_<V>.launch<i>.csv (ddlrun --format csv, one file per launch; per case the
 median over launches is the measurement), simulated_<C>_<V>.csv (ddlsim on the calibrated
 platform, with model_us) and nominal_<C>_<V>.csv (ddlsim on the nominal platform), and
 optionally trace_measured_<C>.csv / trace_simulated_<C>.csv for a Gantt chart.
 A case is (configuration, algorithm label, size); labels: the algorithm for `natural`,
 `ddl:rings=2` and `ddl:<dims>` for the others.
 Writes errors.csv, measured.csv (the combined launches), ranking.csv, speedup.csv,
-time_vs_size_<C>.png and gantt_ddl_<size>_<C>.png. The ranking: per configuration and size,
+time_vs_size_<C>.png and gantt_ddl_<size>_<C>.png. speedup.csv: ddl over ring on b, and the
+two channels over the one ring on the rails (ring:channels=2 over ring on r), measured and
+predicted. The ranking: per configuration and size,
 the label with the least simulated time (the prediction's choice) against the one with the
 least measured time; the choice agrees when its measured time is within 5 % of the measured
 best. The last line printed is exactly
@@ -106,7 +108,8 @@ def ranking(d, column="time_us_simulated"):
 
 
 def speedup(d, config="b", fast="ddl", base="ring"):
-    """ring time / ddl time per size, measured and predicted, and the prediction's error."""
+    """`base` time / `fast` time per size on `config`, measured and predicted, and the
+    prediction's error."""
     c = d[d["config"] == config].set_index(["label", "size"])
     rows = []
     for size in sorted(d[d["config"] == config]["size"].unique()):
@@ -114,9 +117,9 @@ def speedup(d, config="b", fast="ddl", base="ring"):
             r, f = c.loc[(base, size)], c.loc[(fast, size)]
             measured = r["time_us_measured"] / f["time_us_measured"]
             predicted = r["time_us_simulated"] / f["time_us_simulated"]
-            rows.append(dict(config=config, size=size, measured=measured, predicted=predicted,
-                             error_pct=100 * (predicted - measured) / measured))
-    return pd.DataFrame(rows, columns=["config", "size", "measured", "predicted", "error_pct"])
+            rows.append(dict(config=config, fast=fast, base=base, size=size, measured=measured,
+                             predicted=predicted, error_pct=100 * (predicted - measured) / measured))
+    return pd.DataFrame(rows, columns=["config", "fast", "base", "size", "measured", "predicted", "error_pct"])
 
 
 def plot_times(d, results):
@@ -176,11 +179,16 @@ def main():
     model_rank = ranking(d, "model_us")
     print(f"  the alpha-beta model's choice agrees at {100 * model_rank['agrees'].mean():.1f} % of sizes, "
           f"the nominal platform's at {100 * ranking(d, 'time_us_nominal')['agrees'].mean():.1f} %")
-    sp = speedup(d)
-    if len(sp):
-        sp.to_csv(os.path.join(results, "speedup.csv"), index=False, float_format="%.4f")
-        print("\nddl over ring on configuration b (ring time / ddl time), measured vs predicted:")
-        print(sp.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    speedups = [speedup(d), speedup(d, "r", fast="ring:channels=2")]
+    if any(len(sp) for sp in speedups):
+        pd.concat([sp for sp in speedups if len(sp)]).to_csv(
+            os.path.join(results, "speedup.csv"), index=False, float_format="%.4f")
+    for sp in speedups:
+        if not len(sp):
+            continue
+        config, fast, base = sp.iloc[0][["config", "fast", "base"]]
+        print(f"\n{fast} over {base} on configuration {config} ({base} time / {fast} time), measured vs predicted:")
+        print(sp[["size", "measured", "predicted", "error_pct"]].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
         print(f"  speedup |error|: median {sp['error_pct'].abs().median():.2f} max {sp['error_pct'].abs().max():.2f}")
     plot_times(d, results)
     for config in sorted(d["config"].unique()):

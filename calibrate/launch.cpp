@@ -86,6 +86,9 @@ ClassMessages between_nodes(MpiCommunicator& comm, const Topology& t, LinkClass 
       kinds.push_back(Pattern::uplink_crossed);
       cm.patterns.push_back({to_string(Pattern::uplink_crossed), 1, 1});
     }
+    // The same K flows and their reverses: the uplinks both ways at once (leaf<j>-duplex).
+    kinds.push_back(Pattern::uplink_bidirectional);
+    cm.patterns.push_back({to_string(Pattern::uplink_bidirectional), 1, t.nodes_per_leaf});
   }
   const int peer = t.pingpong_peer(c);
   for (std::size_t bytes : plan.network_sizes) {

@@ -62,6 +62,11 @@ bool both_ways(const NetworkPoint& p) {
   return duplex_flows(p) > p.flows_per_nic;
 }
 
+// A point with flows both ways through an uplink (what leaf<j>-duplex is fitted to).
+bool uplink_both_ways(const NetworkPoint& p) {
+  return p.flows_per_uplink_duplex > p.flows_per_uplink;
+}
+
 int pair_flows(const NetworkPoint& p) {
   return std::max(p.flows_per_pair, 1);
 }
@@ -141,6 +146,7 @@ void fit_duplex(NetworkModel& m, const std::vector<NetworkPoint>& points) {
     const Segment& s = segment_at(m.of(p.link_class).pingpong, p.bytes);
     if (!both_ways(p) || !transfer_bound(s, p.bytes) || !(p.seconds > s.latency_s)) continue;
     if (!steady(p, points)) continue;
+    if (uplink_both_ways(p)) continue;  // leaf<j>-duplex's (fit_uplink_duplex)
     if (apart && exchange_only(p)) continue;
     const int n = duplex_flows(p);
     auto at =
@@ -177,18 +183,27 @@ void fit_duplex(NetworkModel& m, const std::vector<NetworkPoint>& points) {
   for (const Fitted& f : fitted) m.duplex_by_flows.push_back({f.flows, f.factor});
 }
 
+// The points of `points` that `keep` selects and that show a shared link's steady state:
+// transfer-bound, steady, and longer than their latency (what the pair link and the uplinks'
+// duplex are fitted to).
+std::vector<NetworkPoint> steady_points(const NetworkModel& m,
+                                        const std::vector<NetworkPoint>& points,
+                                        bool (*keep)(const NetworkPoint&)) {
+  std::vector<NetworkPoint> kept;
+  for (const NetworkPoint& p : points) {
+    const Segment& s = segment_at(m.of(p.link_class).pingpong, p.bytes);
+    if (keep(p) && steady(p, points) && transfer_bound(s, p.bytes) && p.seconds > s.latency_s)
+      kept.push_back(p);
+  }
+  return kept;
+}
+
 // pair<a>-<b> (network_model.hpp) from the transfer-bound exchange points, the other links
 // (duplex included) already fitted. Leaves pair_factor 0 when none slows them by more than
 // kDuplexTolerance, or when the exchange was the duplex's own points.
 void fit_pair(NetworkModel& m, const std::vector<NetworkPoint>& points) {
   m.pair_factor = 0;
-  std::vector<NetworkPoint> exchange;
-  for (const NetworkPoint& p : points) {
-    const Segment& s = segment_at(m.of(p.link_class).pingpong, p.bytes);
-    if (exchange_only(p) && steady(p, points) && transfer_bound(s, p.bytes) &&
-        p.seconds > s.latency_s)
-      exchange.push_back(p);
-  }
+  const std::vector<NetworkPoint> exchange = steady_points(m, points, exchange_only);
   if (!pairs_apart(points) || exchange.empty()) return;
   // Not binding: every flow keeps its share of the other links (the largest over the points).
   double split = 0;
@@ -199,10 +214,31 @@ void fit_pair(NetworkModel& m, const std::vector<NetworkPoint>& points) {
   if (best * (1 + kDuplexTolerance) < split) m.pair_factor = best;
 }
 
-// Both ways at once: the duplex first, then the pair link given it.
+// leaf<j>-duplex (network_model.hpp) from the transfer-bound steady points with an uplink both
+// ways, every other link already fitted. Leaves uplink_duplex_factor 0 when none slows them by
+// more than kDuplexTolerance.
+void fit_uplink_duplex(NetworkModel& m, const std::vector<NetworkPoint>& points) {
+  m.uplink_duplex_factor = 0;
+  const std::vector<NetworkPoint> both = steady_points(m, points, uplink_both_ways);
+  if (both.empty()) return;
+  // Not binding: every flow keeps its share of the other links (the largest over the points).
+  double split = 0;
+  for (const NetworkPoint& p : both) {
+    double share = share_without_pair(m, p);
+    if (m.pair_factor > 0) share = std::min(share, m.nic_bandwidth * m.pair_factor / pair_flows(p));
+    split = std::max(split, p.flows_per_uplink_duplex * share / m.nic_bandwidth);
+  }
+  const double best =
+      fit_factor(m, both, both.front().flows_per_uplink_duplex, split,
+                 [](NetworkModel& trial, double k) { trial.uplink_duplex_factor = k; });
+  if (best * (1 + kDuplexTolerance) < split) m.uplink_duplex_factor = best;
+}
+
+// Both ways at once: the duplex first, then the pair link given it, then the uplinks' duplex.
 void fit_both_ways(NetworkModel& m, const std::vector<NetworkPoint>& points) {
   fit_duplex(m, points);
   fit_pair(m, points);
+  fit_uplink_duplex(m, points);
 }
 
 }  // namespace
@@ -242,6 +278,8 @@ double predict(const NetworkModel& m, const NetworkPoint& p) {
     share = std::min(share, m.duplex_capacity(n) / n);
   }
   if (m.pair_factor > 0) share = std::min(share, m.nic_bandwidth * m.pair_factor / pair_flows(p));
+  if (m.uplink_duplex_factor > 0 && p.flows_per_uplink_duplex > 0)
+    share = std::min(share, m.nic_bandwidth * m.uplink_duplex_factor / p.flows_per_uplink_duplex);
   return s.latency_s + p.bytes / (s.bandwidth() * std::min(1.0, share / c.bottleneck));
 }
 

@@ -66,6 +66,21 @@
 // direction splits by 2), written only when it slows the exchange by more than kDuplexTolerance.
 // Reports without these patterns (or one rank per node, where a pair both ways is the NIC both
 // ways) fit the duplex as above and no pair link.
+//
+// An uplink both ways. Flows between leaves (or rails) both ways at once cross the uplinks both
+// ways too, and there the emulated cluster is slower again than the split uplink and the NIC
+// duplex say: on 2 nodes x 2 ranks x 2 rails at 500 Mbit/s, 8 MB, two flows each way through
+// each uplink (and one each way through each NIC) took 1.07-1.27x the two flows one way
+// (calibrate/README.md), where the split links and the NIC duplex give 1.0x; every queue on the
+// way holds the reverse direction's rendezvous replies behind data, and a route between leaves
+// crosses twice as many. So each leaf may also have leaf<j>-duplex: a SHARED link (latency 0)
+// that every route between leaves crosses next to its uplinks, capacity NIC x
+// uplink_duplex_factor, fitted as the pair link is (least squares on relative time error, at
+// least 1, written only when it slows by more than kDuplexTolerance) to the transfer-bound
+// steady points of uplink_bidirectional (K flows each way through each uplink), the other links
+// already fitted. A factor of at least 1 never binds a lone flow, and with K flows one way it
+// binds only where the uplink would give each more than NIC x factor / K. Reports without that
+// pattern have no such link (the file as before).
 #pragma once
 
 #include <vector>
@@ -102,6 +117,8 @@ struct NetworkModel {
   std::vector<DuplexFactor> duplex_by_flows;
   // pair<a>-<b>'s capacity / the NIC's bandwidth; 0: no pair links.
   double pair_factor = 0;
+  // leaf<j>-duplex's capacity / the NIC's bandwidth; 0: no such links.
+  double uplink_duplex_factor = 0;
   std::vector<ClassFit> classes;          // leaf and/or spine, in that order
   const ClassFit& of(LinkClass c) const;  // InvalidArgument when not measured
   // The capacity of n<i>-duplex with `flows` crossing it (the NIC's bandwidth without one).
@@ -121,6 +138,9 @@ struct NetworkPoint {
   // The most flows between one pair of ranks on different nodes, both directions (what
   // pair<a>-<b> counts); 0: 1.
   int flows_per_pair = 0;
+  // The most flows through one leaf's uplink, both directions together (what leaf<j>-duplex
+  // counts); 0: none both ways (flows_per_uplink, one way).
+  int flows_per_uplink_duplex = 0;
 };
 
 // The flows of `point` through the busiest NIC, both directions together.

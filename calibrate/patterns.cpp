@@ -9,10 +9,19 @@
 namespace ddl::calibrate {
 namespace {
 
-constexpr Pattern kAll[] = {
-    Pattern::pingpong,     Pattern::bidirectional, Pattern::two_each_way,      Pattern::pairs,
-    Pattern::ring,         Pattern::nic_one_way,   Pattern::nic_bidirectional, Pattern::nic_crossed,
-    Pattern::nic_exchange, Pattern::uplink,        Pattern::uplink_crossed,    Pattern::node_rings};
+constexpr Pattern kAll[] = {Pattern::pingpong,
+                            Pattern::bidirectional,
+                            Pattern::two_each_way,
+                            Pattern::pairs,
+                            Pattern::ring,
+                            Pattern::nic_one_way,
+                            Pattern::nic_bidirectional,
+                            Pattern::nic_crossed,
+                            Pattern::nic_exchange,
+                            Pattern::uplink,
+                            Pattern::uplink_crossed,
+                            Pattern::node_rings,
+                            Pattern::uplink_bidirectional};
 
 void need(bool ok, Pattern p, const std::string& what) {
   if (!ok) throw InvalidArgument(std::string("pattern ") + to_string(p) + " needs " + what);
@@ -33,6 +42,7 @@ const char* to_string(Pattern p) {
     case Pattern::nic_exchange: return "nic_exchange";
     case Pattern::uplink: return "uplink";
     case Pattern::uplink_crossed: return "uplink_crossed";
+    case Pattern::uplink_bidirectional: return "uplink_bidirectional";
     case Pattern::node_rings: return "node_rings";
   }
   return "?";
@@ -44,7 +54,7 @@ Pattern parse_pattern(const std::string& text) {
   throw InvalidArgument("unknown pattern '" + text +
                         "' (pingpong, bidirectional, two_each_way, pairs, ring, nic_one_way, "
                         "nic_bidirectional, nic_crossed, nic_exchange, uplink, uplink_crossed, "
-                        "node_rings)");
+                        "node_rings, uplink_bidirectional)");
 }
 
 std::vector<Flow> pattern_flows(Pattern p, const Topology& t) {
@@ -99,6 +109,11 @@ std::vector<Flow> pattern_flows(Pattern p, const Topology& t) {
           f.push_back({i * g, (i + 1) % t.nodes_per_leaf * g + 1});
       }
       break;
+    case Pattern::uplink_bidirectional:
+      // uplink's flows and their reverses at once: K flows each way through every uplink.
+      f = pattern_flows(Pattern::uplink, t);
+      for (std::size_t i = 0, n = f.size(); i < n; ++i) f.push_back({f[i].dst, f[i].src});
+      break;
     case Pattern::uplink_crossed: {
       if (m == 1) need(t.leaves >= 2 && g >= 2, p, "2 leaves and 2 ranks in a node");
       need((t.leaves >= 2 || m >= 2) && t.nodes() >= 2 && t.ranks_per_nic() >= 2, p,
@@ -127,6 +142,15 @@ int nic_flows_both_ways(const std::vector<Flow>& flows, const Topology& t) {
     if (a != b)
       most = std::max({most, ++through[{a, t.nic_of(f.src)}], ++through[{b, t.nic_of(f.dst)}]});
   }
+  return most;
+}
+
+int uplink_flows_both_ways(const std::vector<Flow>& flows, const Topology& t) {
+  std::map<int, int> through;  // leaf switch -> flows crossing its uplink, either way
+  int most = 0;
+  for (const Flow& f : flows)
+    if (t.class_between(f.src, f.dst) == LinkClass::spine)
+      most = std::max({most, ++through[t.leaf_of(f.src)], ++through[t.leaf_of(f.dst)]});
   return most;
 }
 

@@ -40,6 +40,10 @@ enum class Pattern {
   // Every node at once: each rank sends to the next slot of its own node (the reduce timings'
   // ring step, which stays off the network).
   node_rings,
+  uplink_bidirectional,  // uplink's flows and their reverses at once: K flows each way through
+                         // every uplink (and one each way through each NIC): what tells an
+                         // uplink both ways from one way (a ring across leaves or rails in
+                         // both directions, as channels run)
 };
 const char* to_string(Pattern p);
 Pattern parse_pattern(const std::string& text);  // InvalidArgument naming text
@@ -56,6 +60,10 @@ std::vector<Flow> pattern_flows(Pattern p, const Topology& t);
 // The most flows through one NIC, both directions together (flows between two nodes of `t`,
 // each through its rank's own NIC; what n<i>-duplex counts: calibrate/network_model.hpp).
 int nic_flows_both_ways(const std::vector<Flow>& flows, const Topology& t);
+
+// The most flows through one leaf's uplink, both directions together (flows between leaves;
+// what leaf<j>-duplex counts: calibrate/network_model.hpp); 0 when none crosses an uplink.
+int uplink_flows_both_ways(const std::vector<Flow>& flows, const Topology& t);
 
 // The most flows between one pair of ranks on different nodes, both directions together (what
 // a pair's link counts: calibrate/network_model.hpp); 0 when no flow leaves its node.

@@ -158,6 +158,20 @@ void pair_link(std::ostringstream& x, const NetworkModel& n, int a, int b) {
     << " NICs' worth, fitted to the NIC's exchange pattern -->\n";
 }
 
+// leaf<j>-duplex (calibrate/network_model.hpp): both directions of leaf j's uplink together.
+std::string uplink_duplex_id(int leaf) {
+  return "leaf" + std::to_string(leaf) + "-duplex";
+}
+
+void uplink_duplex_link(std::ostringstream& x, const NetworkModel& n, int leaf) {
+  const std::string why =
+      "both directions of the uplink at once: " + number(n.uplink_duplex_factor) +
+      " NICs' worth, fitted to the uplink pattern both ways";
+  x << "    <link id=\"" << uplink_duplex_id(leaf) << "\" bandwidth=\""
+    << number(n.nic_bandwidth * n.uplink_duplex_factor)
+    << "Bps\" latency=\"0s\" sharing_policy=\"SHARED\"/><!-- " << why << " -->\n";
+}
+
 // NIC k of node i, and its duplex link, as platforms/emulated.py names them: n<i>-nic with one
 // NIC per node (the names calibration has always written), n<i>-nic<k> with rails.
 std::string nic_id(const Topology& t, int node, int k) {
@@ -222,9 +236,11 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
         if (t.class_between(a, b) != LinkClass::node) pair_link(x, n, a, b);
   // One uplink per leaf switch: L with one NIC per node, L * M with rails (leaf g * M + k).
   if (t.leaf_switches() > 1)
-    for (int j = 0; j < t.leaf_switches(); ++j)
+    for (int j = 0; j < t.leaf_switches(); ++j) {
       network_link(x, "leaf" + std::to_string(j) + "-up", n.uplink_bandwidth, n.uplink_latency,
                    "fitted to one flow per node of a leaf crossing it at once, each direction");
+      if (n.uplink_duplex_factor > 0) uplink_duplex_link(x, n, j);
+    }
   for (int a = 0; a < m.ranks; ++a)
     for (int b = 0; b < m.ranks; ++b) {
       if (a == b) continue;
@@ -243,6 +259,8 @@ std::string multi_level_xml(const PlatformModel& m, const std::vector<std::strin
       if (n.pair_factor > 0) links.push_back(pair_id(a, b));
       if (t.class_between(a, b) == LinkClass::spine) {
         links.push_back(up("leaf" + std::to_string(t.leaf_of(a)) + "-up"));
+        if (n.uplink_duplex_factor > 0) links.push_back(uplink_duplex_id(t.leaf_of(a)));
+        if (n.uplink_duplex_factor > 0) links.push_back(uplink_duplex_id(t.leaf_of(b)));
         links.push_back(down("leaf" + std::to_string(t.leaf_of(b)) + "-up"));
       }
       if (duplex) links.push_back(duplex_id(t, node_b, nic_b));

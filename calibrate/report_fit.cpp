@@ -101,6 +101,16 @@ int pair_flows_of(const NetworkShape& shape, const Topology& t) {
   }
 }
 
+// The same for the busiest uplink (leaf<j>-duplex), when some flow crosses one; a name it does
+// not know, 0 (one way).
+int uplink_duplex_flows_of(const NetworkShape& shape, const Topology& t) {
+  try {
+    return uplink_flows_both_ways(pattern_flows(parse_pattern(shape.name), t), t);
+  } catch (const InvalidArgument&) {
+    return 0;
+  }
+}
+
 // A class's lone-flow time at one size: the ping-pong's, or where the class measured
 // nic_crossed (uplink_crossed between leaves), the slower of the two. A ping-pong's message leaves
 // its direction idle while the reply travels; a NIC shaped by a token bucket (the emulated
@@ -130,7 +140,8 @@ json fit_network_classes(const Measurements& m, double tolerance, PlatformModel&
         points.push_back({c.link_class, static_cast<double>(t.bytes), t.patterns[k].median,
                           c.patterns[k].flows_per_nic, c.patterns[k].flows_per_uplink,
                           duplex_flows_of(c.patterns[k], m.topology),
-                          pair_flows_of(c.patterns[k], m.topology)});
+                          pair_flows_of(c.patterns[k], m.topology),
+                          uplink_duplex_flows_of(c.patterns[k], m.topology)});
     }
     lone.push_back({c.link_class, fit_piecewise(pts, tolerance), pts.back().bytes, pts});
   }
@@ -156,6 +167,7 @@ json fit_network_classes(const Measurements& m, double tolerance, PlatformModel&
         cell["flows_per_uplink"] = q.flows_per_uplink;
         cell["flows_per_duplex"] = duplex_flows(q);
         cell["flows_per_pair"] = std::max(q.flows_per_pair, 1);
+        cell["flows_per_uplink_duplex"] = q.flows_per_uplink_duplex;
         cell["model_s"] = predict(*model.network, q);
         cell["model_error_pct"] = 100 * (predict(*model.network, q) - q.seconds) / q.seconds;
       }

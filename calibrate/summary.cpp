@@ -65,6 +65,9 @@ std::string network_summary(const Measurements& m, const Calibration& c) {
   if (n.pair_factor > 0)
     append(out, "; one pair of ranks both ways at once (pair link, %.3f NICs' worth)",
            n.pair_factor);
+  if (n.uplink_duplex_factor > 0)
+    append(out, "; an uplink both ways at once (leaf duplex, %.3f NICs' worth)",
+           n.uplink_duplex_factor);
   append(out, "; topology %d ranks per node x %d nodes per leaf x %d leaves",
          m.topology.ranks_per_node, m.topology.nodes_per_leaf, m.topology.leaves);
   if (m.topology.nics > 1) append(out, ", %d NICs per node (rails)", m.topology.nics);

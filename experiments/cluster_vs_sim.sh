@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Topology predictions confirmed on a real multi-level network, one command: brings up two
+# Topology predictions confirmed on a real multi-level network, one command: brings up three
 # emulated clusters (cluster/ddlcluster) in turn,
 #   a: 2 nodes x 2 ranks on one leaf (dims 2x2),
 #   b: 4 nodes x 2 ranks in 2 leaves of 2, the uplink oversubscribed (dims 2x2x2),
+#   r: rails: 4 nodes x 2 ranks x 2 NICs, NIC k of every node on rail k's leaf, the two rails'
+#      leaves joined by their uplinks (dims 2x4; cluster/README.md "Rails"),
 # calibrates each (ddlcalibrate across the cluster, LAUNCHES launches combined), measures ring,
 # ddl (natural dims with 1 and 2 rings, and another grid), rhd, dbtree and hier at 64 KB..64 MB
-# with ddlrun (LAUNCHES launches, median and spread), simulates every case with ddlsim on the
+# (r: ring, ring:channels=2, hier and ddl; and how much faster the two channels are than the one
+# ring) with ddlrun (LAUNCHES launches, median and spread), simulates every case with ddlsim on the
 # calibrated platform (predicted) and on the nominal one (platforms/generate.py), traces one ddl
 # case both ways, tears the cluster down, and runs analysis/cluster_vs_sim.py: errors per case,
 # plots, a Gantt chart, the ranking and, last, the summary line.
@@ -14,14 +17,15 @@
 #   CONFIGS=b RATE_b=100mbit experiments/cluster_vs_sim.sh   # one configuration again
 #
 # Environment: BUILD (default build; DDLRUN, DDLSIM, DDLCALIBRATE override single tools),
-# RATE_a and RATE_b (the tc rate of every NIC and uplink of each configuration, default 500mbit
-# and 200mbit: b's leaf has 2 x NIC below one uplink, so its uplink is oversubscribed 2:1; b runs
-# 8 ranks on the machine's 2 cores, which at 500mbit set the pace instead of the shaper: why
-# these rates in experiments/results/cluster_vs_sim/README.md), ITERS (ddlrun -n, default 3),
+# RATE_a, RATE_b and RATE_r (the tc rate of every NIC and uplink of each configuration, default
+# 500mbit, 200mbit and 100mbit: b's leaf has 2 x NIC below one uplink, so its uplink is
+# oversubscribed 2:1; b and r run 8 ranks on the machine's 2 cores, which at 500mbit (b) and
+# 200mbit (r: twice the NICs) set the pace instead of the shaper: why these rates in
+# experiments/results/cluster_vs_sim/README.md), ITERS (ddlrun -n, default 3),
 # WARMUP (default 1), LAUNCHES (default 2), REPS (ddlcalibrate --reps, default 5), OUT (default
 # a new experiments/runs/cluster_vs_sim-<time>/; UPDATE_RESULTS=1: the committed
 # experiments/results/cluster_vs_sim; experiments/README.md), PYTHON (default /usr/bin/python3),
-# DDLCLUSTER_PREFIX (default ddlx), CONFIGS (default "a b"; one configuration reruns only its own
+# DDLCLUSTER_PREFIX (default ddlx), CONFIGS (default "a b r"; one configuration reruns only its own
 # files: give OUT or UPDATE_RESULTS=1 to keep the other's beside them), MAXBYTES (the largest
 # size, default 64M: smaller for a quick trial), RESIMULATE=1 (no cluster, no measurement: refit
 # the platforms from the calibration reports in OUT, or the committed ones with UPDATE_RESULTS=1,
@@ -37,12 +41,13 @@ DDLSIM=${DDLSIM:-$BUILD/bin/ddlsim}
 DDLCALIBRATE=${DDLCALIBRATE:-$BUILD/bin/ddlcalibrate}
 RATE_a=${RATE_a:-500mbit}
 RATE_b=${RATE_b:-200mbit}
+RATE_r=${RATE_r:-100mbit}
 ITERS=${ITERS:-3}
 WARMUP=${WARMUP:-1}
 LAUNCHES=${LAUNCHES:-2}
 REPS=${REPS:-5}
 PYTHON=${PYTHON:-/usr/bin/python3}
-CONFIGS=${CONFIGS:-a b}
+CONFIGS=${CONFIGS:-a b r}
 export DDLCLUSTER_PREFIX=${DDLCLUSTER_PREFIX:-ddlx}
 CLUSTER=cluster/ddlcluster
 ALGOS=ring,ddl,rhd,dbtree,hier
@@ -68,7 +73,7 @@ for v in ITERS WARMUP REPS LAUNCHES; do
 done
 [ "$LAUNCHES" -ge 1 ] || die "LAUNCHES must be at least 1"
 for c in $CONFIGS; do
-  case $c in a | b) ;; *) die "CONFIGS holds '$c': the configurations are a and b" ;; esac
+  case $c in a | b | r) ;; *) die "CONFIGS holds '$c': the configurations are a, b and r" ;; esac
 done
 [ "$RESIMULATE" != 1 ] || [ -n "${OUT:-}" ] || [ "${UPDATE_RESULTS:-0}" = 1 ] ||
   die "RESIMULATE=1 simulates an earlier run's measurements again: give OUT=that run's folder, or UPDATE_RESULTS=1 for the committed ones"
@@ -100,11 +105,14 @@ measured() {
 }
 
 for c in $CONFIGS; do
-  if [ "$c" = a ]; then
-    nodes=2 npl=2 dims=2x2 other=4
-  else
-    nodes=4 npl=2 dims=2x2x2 other=2x4
-  fi
+  # algos: the natural variant's algorithms; other: ddl's other grid (none: no rings2 and grid
+  # variants); nics: NICs per node (rails).
+  algos=$ALGOS nics=1
+  case $c in
+    a) nodes=2 npl=2 dims=2x2 other=4 ;;
+    b) nodes=4 npl=2 dims=2x2x2 other=2x4 ;;
+    r) nodes=4 npl=4 dims=2x4 other="" nics=2 algos=ring,ring:channels=2,hier,ddl ;;
+  esac
   P=$((nodes * 2))
   rate_var=RATE_$c
   rate=${!rate_var}
@@ -120,14 +128,16 @@ for c in $CONFIGS; do
     echo "# experiments/cluster_vs_sim.sh, config $c, $(date -u +%Y-%m-%dT%H:%M:%SZ), $(nproc) cores, load before: $(cut -d' ' -f1-3 /proc/loadavg)"
     echo "# BUILD=$BUILD RATE_$c=$rate ITERS=$ITERS WARMUP=$WARMUP LAUNCHES=$LAUNCHES REPS=$REPS MAXBYTES=$MAXBYTES"
   } > "$COMMANDS"
-  echo "cluster_vs_sim.sh: config $c: $nodes nodes x 2 ranks, $npl per leaf, NIC and uplink $rate" >&2
-  run "$CLUSTER" up --nodes "$nodes" --ranks-per-node 2 --nodes-per-leaf "$npl" --nic "$rate" --uplink "$rate" >&2
+  echo "cluster_vs_sim.sh: config $c: $nodes nodes x 2 ranks, $npl per leaf, $nics NIC(s) per node, NIC and uplink $rate" >&2
+  run "$CLUSTER" up --nodes "$nodes" --ranks-per-node 2 --nodes-per-leaf "$npl" --nics "$nics" --nic "$rate" \
+    --uplink "$rate" >&2
   run "$CLUSTER" platform -o "$OUT/nominal_$c.xml"
   for i in $(seq "$LAUNCHES"); do
     echo "cluster_vs_sim.sh: config $c, launch $i of $LAUNCHES: calibrating, measuring" >&2
-    run "$CLUSTER" run -- -np "$P" "$DDLCALIBRATE" --nodes-per-leaf "$npl" --reps "$REPS" -b 8 -e 64M --network-maxbytes 16M \
-      --timeout "$TIMEOUT" --output "$OUT/calibrated_$c.launch$i.xml" > "$OUT/calibrated_$c.launch$i.txt"
-    measured "$c" natural "$i" "$OUT/measured_${c}_natural.launch$i.csv" --algo "$ALGOS" --dims "$dims"
+    run "$CLUSTER" run -- -np "$P" "$DDLCALIBRATE" --nodes-per-leaf "$npl" --nics "$nics" --reps "$REPS" -b 8 -e 64M \
+      --network-maxbytes 16M --timeout "$TIMEOUT" --output "$OUT/calibrated_$c.launch$i.xml" > "$OUT/calibrated_$c.launch$i.txt"
+    measured "$c" natural "$i" "$OUT/measured_${c}_natural.launch$i.csv" --algo "$algos" --dims "$dims"
+    [ -n "$other" ] || continue
     measured "$c" rings2 "$i" "$OUT/measured_${c}_rings2.launch$i.csv" --algo ddl --dims "$dims" --rings 2
     measured "$c" grid "$i" "$OUT/measured_${c}_grid.launch$i.csv" --algo ddl --dims "$other"
   done
@@ -142,8 +152,9 @@ for c in $CONFIGS; do
   echo "cluster_vs_sim.sh: config $c: simulating" >&2
   for platform in calibrated nominal; do
     prefix=$([ "$platform" = calibrated ] && echo simulated || echo nominal)
-    run "$DDLSIM" --platform "$OUT/${platform}_$c.xml" --algo "$ALGOS" --dims "$dims" "${SIZES[@]}" --format csv \
+    run "$DDLSIM" --platform "$OUT/${platform}_$c.xml" --algo "$algos" --dims "$dims" "${SIZES[@]}" --format csv \
       > "$OUT/${prefix}_${c}_natural.csv"
+    [ -n "$other" ] || continue
     run "$DDLSIM" --platform "$OUT/${platform}_$c.xml" --algo ddl --dims "$dims" --rings 2 "${SIZES[@]}" \
       --format csv > "$OUT/${prefix}_${c}_rings2.csv"
     run "$DDLSIM" --platform "$OUT/${platform}_$c.xml" --algo ddl --dims "$other" "${SIZES[@]}" --format csv \

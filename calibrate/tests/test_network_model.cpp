@@ -250,3 +250,36 @@ TEST_CASE("one rank per node: a pair both ways is the NIC both ways, fitted as t
   REQUIRE(m.duplex_by_flows.size() == 1);
   CHECK(m.duplex_by_flows[0].factor == Approx(1.25).epsilon(1e-12));
 }
+
+TEST_CASE("an uplink slower both ways gets leaf<j>-duplex, one way keeps the uplink share",
+          "[calibrate]") {
+  // Lone spine flows as fast as leaf ones; the uplink moves 1.5 NICs' worth (two flows one way
+  // at 30 MB/s each). Two flows each way through each uplink (uplink_bidirectional: one each way
+  // through each NIC, 4 through the uplink both ways) at `speed` each.
+  const auto with_both_ways = [](double speed) {
+    std::vector<NetworkPoint> p = points(30e6);
+    for (double n : {kMiB, 4 * kMiB})
+      p.push_back({LinkClass::spine, n, 50e-6 + n / speed, 1, 2, 2, 1, 4});
+    return p;
+  };
+  // 24 MB/s each: 4 flows share 4 x 24 / 40 = 2.4 NICs' worth (the lone flow's 40 MB/s is the
+  // NIC's 44 MB/s in SimGrid's weights).
+  const NetworkModel m = fit_network(kTwoLeaves, lone(40e6), with_both_ways(24e6));
+  CHECK(m.uplink_bandwidth == Approx(1.5 * 44e6).epsilon(1e-12));
+  CHECK(m.duplex_by_flows.empty());  // the NICs one flow each way: not the NIC duplex's point
+  CHECK(m.pair_factor == 0);
+  CHECK(m.uplink_duplex_factor == Approx(2.4).epsilon(1e-12));
+  CHECK(predict(m, {LinkClass::spine, 4 * kMiB, 0, 1, 2, 2, 1, 4}) ==
+        Approx(50e-6 + 4 * kMiB / 24e6).epsilon(1e-12));
+  // Two flows one way through the uplink (2 both ways together): the uplink's share, as before;
+  // a lone flow its own time.
+  CHECK(predict(m, {LinkClass::spine, 4 * kMiB, 0, 1, 2, 0, 0, 2}) ==
+        Approx(50e-6 + 4 * kMiB / 30e6).epsilon(1e-12));
+  CHECK(predict(m, {LinkClass::spine, kMiB, 0, 1, 1, 0, 0, 1}) ==
+        Approx(50e-6 + kMiB / 40e6).epsilon(1e-12));
+  // Within the tolerance of the split uplink (30 / 1.04 each): no such link.
+  const NetworkModel near = fit_network(kTwoLeaves, lone(40e6), with_both_ways(30e6 / 1.04));
+  CHECK(near.uplink_duplex_factor == 0);
+  // Reports without the pattern: none.
+  CHECK(fit_network(kTwoLeaves, lone(40e6), points(30e6)).uplink_duplex_factor == 0);
+}

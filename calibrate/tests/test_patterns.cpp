@@ -120,3 +120,25 @@ TEST_CASE("patterns on rails: two NICs per node, one group of two nodes of four 
                     "pattern uplink_crossed needs 2 leaves or rails, and 2 ranks per NIC");
   CHECK(pattern_flows(Pattern::uplink, Topology{2, 2, 1, 2}) == Flows{{0, 3}, {2, 1}});
 }
+
+TEST_CASE("the uplinks both ways, and the flows through the busiest uplink", "[calibrate]") {
+  // Two leaves of two nodes of two ranks: uplink's flows and their reverses.
+  const Topology t{2, 2, 2};
+  const Flows both = pattern_flows(Pattern::uplink_bidirectional, t);
+  CHECK(both == Flows{{0, 4}, {2, 6}, {4, 0}, {6, 2}});
+  CHECK(uplink_flows_both_ways(both, t) == 4);
+  CHECK(nic_flows_both_ways(both, t) == 2);
+  CHECK(uplink_flows_both_ways(pattern_flows(Pattern::uplink, t), t) == 2);
+  CHECK(uplink_flows_both_ways(pattern_flows(Pattern::uplink_crossed, t), t) == 2);
+  // Inside one leaf no flow crosses an uplink.
+  CHECK(uplink_flows_both_ways(pattern_flows(Pattern::nic_bidirectional, t), t) == 0);
+  // Rails in one group: rail 0 to rail 1 and back, through leaf0-up and leaf1-up.
+  const Topology rails{2, 2, 1, 2};
+  const Flows r = pattern_flows(Pattern::uplink_bidirectional, rails);
+  CHECK(r == Flows{{0, 3}, {2, 1}, {3, 0}, {1, 2}});
+  CHECK(uplink_flows_both_ways(r, rails) == 4);
+  CHECK(uplink_flows_both_ways(pattern_flows(Pattern::nic_bidirectional, rails), rails) == 0);
+  CHECK(parse_pattern("uplink_bidirectional") == Pattern::uplink_bidirectional);
+  CHECK_THROWS_WITH(pattern_flows(Pattern::uplink_bidirectional, Topology{2, 2, 1}),
+                    "pattern uplink needs 2 leaves of at least 2 nodes");
+}

@@ -282,3 +282,37 @@ TEST_CASE("rails: a duplex link per NIC, crossed next to that NIC", "[calibrate]
             "direction=\"UP\"/><link_ctn id=\"n2-duplex1\"/><link_ctn id=\"n3-duplex1\"/>"
             "<link_ctn id=\"n3-nic1\" direction=\"DOWN\"/></route>"));
 }
+
+TEST_CASE("an uplink slower both ways: leaf<j>-duplex per leaf, crossed by routes between leaves",
+          "[calibrate]") {
+  PlatformModel m = node_model(4);
+  m.network = network(Topology{2, 2, 1, 2});
+  const std::string plain = platform_xml(m, {});
+  CHECK_FALSE(has(plain, "leaf0-duplex"));
+  m.network->uplink_duplex_factor = 1.5;
+  const std::string x = platform_xml(m, {});
+  // NIC 50 MB/s x 1.5, one per leaf (rail), both directions shared.
+  CHECK(has(x,
+            "<link id=\"leaf0-duplex\" bandwidth=\"75000000Bps\" latency=\"0s\" "
+            "sharing_policy=\"SHARED\"/>"));
+  CHECK(has(x, "<link id=\"leaf1-duplex\""));
+  CHECK_FALSE(has(x, "<link id=\"leaf2-duplex\""));
+  // Across rails: both leaves' duplex links between their uplinks, in both directions.
+  CHECK(has(x,
+            "<route src=\"gpu0\" dst=\"gpu3\" symmetrical=\"NO\"><link_ctn id=\"n0-nic0\" "
+            "direction=\"UP\"/><link_ctn id=\"leaf0-up\" direction=\"UP\"/><link_ctn "
+            "id=\"leaf0-duplex\"/><link_ctn id=\"leaf1-duplex\"/><link_ctn id=\"leaf1-up\" "
+            "direction=\"DOWN\"/><link_ctn id=\"n1-nic1\" direction=\"DOWN\"/></route>"));
+  CHECK(has(x,
+            "<route src=\"gpu3\" dst=\"gpu0\" symmetrical=\"NO\"><link_ctn id=\"n1-nic1\" "
+            "direction=\"UP\"/><link_ctn id=\"leaf1-up\" direction=\"UP\"/><link_ctn "
+            "id=\"leaf1-duplex\"/><link_ctn id=\"leaf0-duplex\"/><link_ctn id=\"leaf0-up\" "
+            "direction=\"DOWN\"/><link_ctn id=\"n0-nic0\" direction=\"DOWN\"/></route>"));
+  // Only the 4 routes between rails (0 and 3, 1 and 2, both ways) cross them, each with both
+  // uplinks and both duplex links; same rail and same node do not.
+  CHECK(count(x, "<link_ctn id=\"leaf") == 4 * 4);
+  std::string stripped =
+      std::regex_replace(x, std::regex("    <link id=\"leaf[0-9]+-duplex\"[^\n]*\n"), "");
+  stripped = std::regex_replace(stripped, std::regex("<link_ctn id=\"leaf[0-9]+-duplex\"/>"), "");
+  CHECK(stripped == plain);
+}
