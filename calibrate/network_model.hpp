@@ -71,9 +71,9 @@
 // ways too, and there the emulated cluster is slower again than the split uplink and the NIC
 // duplex say: on 2 nodes x 2 ranks x 2 rails at 500 Mbit/s, 8 MB, two flows each way through
 // each uplink (and one each way through each NIC) took 1.07-1.27x the two flows one way
-// (calibrate/README.md), where the split links and the NIC duplex give 1.0x; every queue on the
-// way holds the reverse direction's rendezvous replies behind data, and a route between leaves
-// crosses twice as many. So each leaf may also have leaf<j>-duplex: a SHARED link (latency 0)
+// (calibrate/README.md), where the split links and the NIC duplex give 1.0x (why is not traced:
+// calibrate/README.md has what the probe separates). So each leaf may also have
+// leaf<j>-duplex: a SHARED link (latency 0)
 // that every route between leaves crosses next to its uplinks, capacity NIC x
 // uplink_duplex_factor, fitted as the pair link is (least squares on relative time error, at
 // least 1, written only when it slows by more than kDuplexTolerance) to the transfer-bound

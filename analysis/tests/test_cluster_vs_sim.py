@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Checks analysis/cluster_vs_sim.py on hand-made inputs: two launches per case combine into
 their median, the errors, the ranking (the simulator's choice within 5 % of the measured best or
-not), the ddl-over-ring speedup and the summary line follow from them exactly."""
+not), the ddl-over-ring speedup on b, the channels-over-ring speedup on the rails (r) and the
+summary line follow from them exactly."""
 import os
 import subprocess
 import sys
@@ -75,4 +76,22 @@ with tempfile.TemporaryDirectory() as d:
     write(os.path.join(d, "measured_b_grid.launch1.csv"), HEADER, [row(1024, "ddl", "2x4", 210).replace(",0\n", ",3\n")])
     r = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True)
     check(r.returncode == 1 and "wrong elements" in r.stderr, f"wrong rows refused: {r.returncode} {r.stderr}")
+
+# The rails configuration: ring and ring:channels=2 only (natural), the speedup of the channels.
+with tempfile.TemporaryDirectory() as d:
+    for launch, channels in ((1, 250), (2, 300)):
+        write(os.path.join(d, f"measured_r_natural.launch{launch}.csv"), HEADER,
+              [row(4096, "ring", "2x4", 500), row(4096, "ring:channels=2", "2x4", channels)])
+    for kind, scale in (("simulated", 1), ("nominal", 2)):
+        write(os.path.join(d, f"{kind}_r_natural.csv"), SIM_HEADER,
+              [row(4096, "ring", "2x4", scale * 480, 100), row(4096, "ring:channels=2", "2x4", scale * 240, 100)])
+    r = subprocess.run([sys.executable, SCRIPT, d], capture_output=True, text=True)
+    check(r.returncode == 0, f"rails: exit status 0, got {r.returncode}: {r.stderr}")
+    check("ring:channels=2 over ring on configuration r" in r.stdout, "rails: the speedup's table")
+    sp = pd.read_csv(os.path.join(d, "speedup.csv"))
+    # measured 500 / median(250, 300) = 500 / 275, predicted 480 / 240 = 2: +10 %.
+    check(len(sp) == 1 and sp["config"].iloc[0] == "r" and sp["fast"].iloc[0] == "ring:channels=2"
+          and sp["base"].iloc[0] == "ring", f"rails: one speedup row, got {sp.to_dict()}")
+    check(abs(sp["measured"].iloc[0] - 500 / 275) < 1e-4 and abs(sp["predicted"].iloc[0] - 2) < 1e-4
+          and abs(sp["error_pct"].iloc[0] - 10) < 1e-2, f"rails: speedup {sp.iloc[0].to_dict()}")
 print("cluster_vs_sim.py checks passed")
