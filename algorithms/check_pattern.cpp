@@ -57,6 +57,28 @@ Block block_of(std::size_t count, DType type, int rank, int ranks) {
   return partition(count, static_cast<std::size_t>(ranks),
                    dtype_size(type))[static_cast<std::size_t>(rank)];
 }
+
+// alltoall: what rank `from` sends rank `to` at index k of the block, told apart by sender and
+// receiver (17 and 5 are prime to 97 > 64 ranks) and exact in every dtype (<= 97).
+double alltoall_value(int from, int to, std::size_t k) {
+  return static_cast<double>(
+             (static_cast<std::size_t>(from) * 17 + static_cast<std::size_t>(to) * 5 + k) % 97) +
+         1;
+}
+
+// alltoall's input or output of `rank` at element i: blocks of count / ranks elements, the rest
+// of the count not sent (its pattern_value both before and after).
+double alltoall_element(int rank, int ranks, std::size_t count, std::size_t i, ReduceOp op,
+                        bool output) {
+  const std::size_t b = count / static_cast<std::size_t>(ranks);
+  if (b == 0 || i >= b * static_cast<std::size_t>(ranks)) return pattern_value(rank, i, op);
+  const int j = static_cast<int>(i / b);
+  return output ? alltoall_value(j, rank, i % b) : alltoall_value(rank, j, i % b);
+}
+
+bool in_block(Block b, std::size_t i, std::size_t elem) {
+  return i * elem >= b.offset && i * elem < b.offset + b.bytes;
+}
 }  // namespace
 
 void fill_input(void* data, std::size_t count, DType type, ReduceOp op, Collective collective,
@@ -65,11 +87,16 @@ void fill_input(void* data, std::size_t count, DType type, ReduceOp op, Collecti
   const Block mine = block_of(count, type, rank, ranks);
   for (std::size_t i = 0; i < count; ++i) {
     double v = pattern_value(rank, i, op);
-    if (collective == Collective::allgather) {
-      const bool in_mine = i * elem >= mine.offset && i * elem < mine.offset + mine.bytes;
-      v = in_mine ? pattern_value(rank, i, op) : kPoison;
-    } else if (collective == Collective::broadcast) {
-      v = rank == root ? pattern_value(root, i, op) : kPoison;
+    switch (collective) {
+      case Collective::allgather:
+      case Collective::gather: v = in_block(mine, i, elem) ? v : kPoison; break;
+      case Collective::broadcast:
+      case Collective::scatter: v = rank == root ? v : kPoison; break;
+      case Collective::alltoall: v = alltoall_element(rank, ranks, count, i, op, false); break;
+      case Collective::allreduce:
+      case Collective::reduce_scatter:
+      case Collective::reduce:
+      case Collective::sendrecv: break;
     }
     store_from_double(data, i, type, v);
   }
@@ -80,15 +107,18 @@ CheckResult check_output(const void* data, std::size_t count, DType type, Reduce
   const std::size_t elem = dtype_size(type);
   CheckResult result{0, count, 0, 0};
   std::size_t begin = 0, end = count;
-  if (collective == Collective::reduce_scatter) {
+  if (collective == Collective::reduce_scatter || collective == Collective::scatter) {
     const Block mine = block_of(count, type, rank, ranks);
     begin = mine.offset / elem;
     end = begin + mine.bytes / elem;
   }
+  const bool rooted = collective == Collective::reduce || collective == Collective::gather;
+  if (rooted && rank != root) end = 0;  // only the root's buffer is defined
   // Every pattern repeats with period 104 = lcm(4, 8, 13) in i: compute each expected once.
   constexpr std::size_t kPeriod = 104;
   std::vector<double> reduced(kPeriod);
-  if (collective == Collective::allreduce || collective == Collective::reduce_scatter)
+  if (collective == Collective::allreduce || collective == Collective::reduce_scatter ||
+      collective == Collective::reduce)
     for (std::size_t k = 0; k < kPeriod; ++k) reduced[k] = expected_allreduce(ranks, k, op, type);
   const std::vector<Block> blocks = partition(count, static_cast<std::size_t>(ranks), elem);
   std::size_t owner = 0;  // allgather: the rank whose block holds element i
@@ -96,12 +126,21 @@ CheckResult check_output(const void* data, std::size_t count, DType type, Reduce
     double expected = 0;
     switch (collective) {
       case Collective::allreduce:
-      case Collective::reduce_scatter: expected = reduced[i % kPeriod]; break;
+      case Collective::reduce_scatter:
+      case Collective::reduce: expected = reduced[i % kPeriod]; break;
       case Collective::allgather:
+      case Collective::gather:
         while (i * elem >= blocks[owner].offset + blocks[owner].bytes) ++owner;
         expected = as_stored(pattern_value(static_cast<int>(owner), i, op), type);
         break;
-      case Collective::broadcast: expected = as_stored(pattern_value(root, i, op), type); break;
+      case Collective::broadcast:
+      case Collective::scatter: expected = as_stored(pattern_value(root, i, op), type); break;
+      case Collective::alltoall:
+        expected = as_stored(alltoall_element(rank, ranks, count, i, op, true), type);
+        break;
+      case Collective::sendrecv:
+        expected = as_stored(pattern_value((rank + ranks - 1) % ranks, i, op), type);
+        break;
     }
     const double got = load_as_double(data, i, type);
     if (got != expected) {

@@ -16,12 +16,14 @@ double pattern_value(int rank, std::size_t i, ReduceOp op);
 // The exact allreduce result at element i over `ranks` ranks (avg divided as host_divide does).
 double expected_allreduce(int ranks, std::size_t i, ReduceOp op, DType type);
 
-// Fill `count` elements with rank's input for `collective` (allgather: only this rank's block
-// holds data, the rest is poisoned; broadcast: the root holds the data, others are poisoned).
+// Fill `count` elements with rank's input for `collective` (allgather and gather: only this
+// rank's block holds data, the rest is poisoned; broadcast and scatter: the root holds the data,
+// others are poisoned; alltoall: each block tells its sender and receiver apart).
 void fill_input(void* data, std::size_t count, DType type, ReduceOp op, Collective collective,
                 int rank, int ranks, int root);
-// Elements of rank's output that differ from the exact result (reduce_scatter: only rank's
-// block is checked). Returns the count and the first wrong index (or count if none).
+// Elements of rank's output that differ from the exact result (reduce_scatter and scatter: only
+// rank's block is checked; reduce and gather: only the root's buffer). Returns the count and the
+// first wrong index (or count if none).
 struct CheckResult {
   std::size_t wrong = 0;
   std::size_t first_wrong = 0;

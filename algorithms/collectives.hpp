@@ -23,6 +23,14 @@ void reduce_scatter_ring(Communicator&, MutView, DType, ReduceOp, const Options&
 void allgather_ring(Communicator&, MutView, DType, ReduceOp, const Options&);
 void broadcast_chain(Communicator&, MutView, DType, ReduceOp, const Options&);
 void broadcast_binomial(Communicator&, MutView, DType, ReduceOp, const Options&);
+void alltoall_pairwise(Communicator&, MutView, DType, ReduceOp, const Options&);
+void alltoall_linear(Communicator&, MutView, DType, ReduceOp, const Options&);
+void alltoall_bruck(Communicator&, MutView, DType, ReduceOp, const Options&);
+void reduce_chain(Communicator&, MutView, DType, ReduceOp, const Options&);
+void reduce_binomial(Communicator&, MutView, DType, ReduceOp, const Options&);
+void gather_direct(Communicator&, MutView, DType, ReduceOp, const Options&);
+void scatter_direct(Communicator&, MutView, DType, ReduceOp, const Options&);
+void sendrecv_ring(Communicator&, MutView, DType, ReduceOp, const Options&);
 
 double allreduce_direct_cost(const CostQuery&);
 double allreduce_ring_cost(const CostQuery&);
@@ -40,5 +48,13 @@ double reduce_scatter_ring_cost(const CostQuery&);
 double allgather_ring_cost(const CostQuery&);
 double broadcast_chain_cost(const CostQuery&);
 double broadcast_binomial_cost(const CostQuery&);
+double alltoall_pairwise_cost(const CostQuery&);
+double alltoall_linear_cost(const CostQuery&);
+double alltoall_bruck_cost(const CostQuery&);
+double reduce_chain_cost(const CostQuery&);
+double reduce_binomial_cost(const CostQuery&);
+double gather_direct_cost(const CostQuery&);
+double scatter_direct_cost(const CostQuery&);
+double sendrecv_ring_cost(const CostQuery&);
 
 }  // namespace ddl

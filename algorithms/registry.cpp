@@ -18,8 +18,31 @@ std::string_view to_string(Collective c) {
     case Collective::reduce_scatter: return "reduce_scatter";
     case Collective::allgather: return "allgather";
     case Collective::broadcast: return "broadcast";
+    case Collective::alltoall: return "alltoall";
+    case Collective::reduce: return "reduce";
+    case Collective::gather: return "gather";
+    case Collective::scatter: return "scatter";
+    case Collective::sendrecv: return "sendrecv";
   }
   return "?";
+}
+
+std::span<const Collective> all_collectives() {
+  static constexpr Collective all[] = {
+      Collective::allreduce, Collective::reduce_scatter, Collective::allgather,
+      Collective::broadcast, Collective::alltoall,       Collective::reduce,
+      Collective::gather,    Collective::scatter,        Collective::sendrecv};
+  return all;
+}
+
+Collective parse_collective(std::string_view name) {
+  if (name == "reducescatter") return Collective::reduce_scatter;  // nccl-tests' spelling
+  std::string known;
+  for (Collective c : all_collectives()) {
+    if (to_string(c) == name) return c;
+    known += (known.empty() ? "" : ", ") + std::string(to_string(c));
+  }
+  throw InvalidArgument("unknown collective '" + std::string(name) + "' (known: " + known + ")");
 }
 
 namespace {
@@ -80,6 +103,22 @@ std::vector<Algorithm>& table() {
          "pipelined chain broadcast"},
         {"broadcast_binomial", Collective::broadcast, broadcast_binomial, broadcast_binomial_cost,
          "binomial-tree broadcast"},
+        {"alltoall_pairwise", Collective::alltoall, alltoall_pairwise, alltoall_pairwise_cost,
+         "pairwise-exchange all-to-all: p-1 steps, one peer each"},
+        {"alltoall_linear", Collective::alltoall, alltoall_linear, alltoall_linear_cost,
+         "all-to-all in one step: every peer at once (NCCL's)"},
+        {"alltoall_bruck", Collective::alltoall, alltoall_bruck, alltoall_bruck_cost,
+         "Bruck all-to-all: ceil(log2 p) steps, for small messages"},
+        {"reduce_chain", Collective::reduce, reduce_chain, reduce_chain_cost,
+         "pipelined chain reduce toward the root"},
+        {"reduce_binomial", Collective::reduce, reduce_binomial, reduce_binomial_cost,
+         "binomial-tree reduce"},
+        {"gather", Collective::gather, gather_direct, gather_direct_cost,
+         "every rank sends its block to the root at once"},
+        {"scatter", Collective::scatter, scatter_direct, scatter_direct_cost,
+         "the root sends every rank its block at once"},
+        {"sendrecv", Collective::sendrecv, sendrecv_ring, sendrecv_ring_cost,
+         "every rank sends to rank+1 and receives from rank-1"},
     };
     shipped.reserve(shipped.size() + kTestAlgorithms);
     return shipped;
@@ -166,8 +205,13 @@ double bus_factor(Collective c, int ranks) {
   switch (c) {
     case Collective::allreduce: return 2.0 * (p - 1) / p;
     case Collective::reduce_scatter:
-    case Collective::allgather: return (p - 1) / p;
-    case Collective::broadcast: return 1.0;
+    case Collective::allgather:
+    case Collective::alltoall:
+    case Collective::gather:
+    case Collective::scatter: return (p - 1) / p;
+    case Collective::broadcast:
+    case Collective::reduce:
+    case Collective::sendrecv: return 1.0;
   }
   return 1.0;
 }

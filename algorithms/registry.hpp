@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,8 +17,23 @@ namespace ddl {
 
 struct Plan;
 
-enum class Collective { allreduce, reduce_scatter, allgather, broadcast };
+enum class Collective {
+  allreduce,
+  reduce_scatter,
+  allgather,
+  broadcast,
+  alltoall,
+  reduce,
+  gather,
+  scatter,
+  sendrecv,
+};
 std::string_view to_string(Collective c);
+// Every collective, in the order above.
+std::span<const Collective> all_collectives();
+// The collective of that name (to_string's, or nccl-tests' reducescatter); InvalidArgument
+// listing the names otherwise.
+Collective parse_collective(std::string_view name);
 
 // How one dimension of `ddl` exchanges inside a group.
 enum class IntraMethod { ring, halving_doubling };
@@ -43,7 +59,7 @@ struct Options {
   std::vector<IntraMethod> methods;
   // rhd and ddl's hd dimensions: the order of the reduce-scatter's distances.
   HdOrder hd_order = HdOrder::near;
-  // broadcast: source rank.
+  // broadcast, reduce, gather, scatter: the root rank.
   int root = 0;
   // Link and reduction costs of the machine, for `auto`; empty per_dim = a uniform network.
   CostParams cost;
@@ -58,7 +74,18 @@ struct Options {
 //   reduce_scatter - every rank's input; on return block r (partition(count, p)) of rank r
 //                    holds the reduction of everyone's block r; other bytes are undefined;
 //   allgather      - block r of rank r is the input; on return every block is everywhere;
-//   broadcast      - the root's buffer is copied to every rank.
+//   broadcast      - the root's buffer is copied to every rank;
+//   alltoall       - block j of rank r is for rank j, in blocks of b = count / p elements each
+//                    (nccl-tests' convention: the last count % p elements are not sent and keep
+//                    their value); on return block j of rank r holds what rank j sent to r;
+//   reduce         - every rank's input; on return the root's buffer holds the reduction over
+//                    ranks; the other ranks' bytes are undefined;
+//   gather         - block r (partition(count, p)) of rank r is the input; on return the root
+//                    holds every block; the other ranks' bytes outside their block are undefined;
+//   scatter        - the root's buffer is the input; on return block r of rank r holds the
+//                    root's block r; other bytes are undefined;
+//   sendrecv       - every rank sends its buffer to rank r+1 and receives rank r-1's (mod p), as
+//                    nccl-tests' sendrecv: on return the buffer holds rank r-1's input.
 using AlgorithmFn = std::function<void(Communicator&, MutView, DType, ReduceOp, const Options&)>;
 
 class Topology;
@@ -150,8 +177,8 @@ Dims effective_dims(const Options& opts, int world);
 // run with options.dims = the machine grid).
 Dims algorithm_grid(const CostQuery& query);
 
-// bus bandwidth factor, as nccl-tests: allreduce 2(p-1)/p, reduce_scatter and allgather
-// (p-1)/p, broadcast 1.
+// bus bandwidth factor, as nccl-tests: allreduce 2(p-1)/p; reduce_scatter, allgather,
+// alltoall, gather and scatter (p-1)/p; broadcast, reduce and sendrecv 1.
 double bus_factor(Collective c, int ranks);
 
 }  // namespace ddl

@@ -149,7 +149,8 @@ void StepPlayer::play(std::size_t t) {
       if (k >= kWindow && k - kWindow < s.segments) comm_.wait(s.pending[k % kWindow]);
       if (k >= s.segments) continue;
       comm_.set_phase(s.step->phase, s.step->dimension);
-      s.pending[k % kWindow] = comm_.isend(s.transfer.peer, s.range(buffer_, k), s.tag);
+      s.pending[k % kWindow] =
+          comm_.isend(s.transfer.peer, s.source(options_.send_from.value_or(buffer_), k), s.tag);
     }
   }
   // Every send of this step is complete: what they read may now be reduced into.

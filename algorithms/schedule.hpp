@@ -90,6 +90,9 @@ struct ExecOptions {
   std::size_t segment_bytes = 0;                           // 0: one segment per transfer
   int tag_base = 0;                                        // schedule j uses tag tag_base + j
   std::optional<UniformRuns> uniform_runs = std::nullopt;  // unset: every step is played
+  // Set: sends read this view at their offsets, and receives write the buffer (an out-of-place
+  // exchange: all-to-all, sendrecv). A receive may then land in bytes the step's sends name.
+  std::optional<ConstView> send_from = std::nullopt;
   // Empty: lockstep (below). Else one gate per schedule, and the schedules are played
   // independently: each starts its next step as soon as its own step has completed (and its
   // gate is met), whatever the others are doing; a rank waits for whichever message arrives

@@ -52,6 +52,7 @@ class IndependentPlay {
                   std::span<const Schedule> schedules, const ExecOptions& options)
       : comm_(comm),
         buffer_(buffer),
+        send_from_(options.send_from.value_or(buffer)),
         type_(type),
         op_(op),
         elem_(dtype_size(type)),
@@ -164,7 +165,7 @@ class IndependentPlay {
     ++f.posted;
     const MutView target = s.range(buffer_, k);
     const int peer = s.transfer.peer;
-    pending_.push_back(!f.recv          ? comm_.isend(peer, target, s.tag)
+    pending_.push_back(!f.recv          ? comm_.isend(peer, s.source(send_from_, k), s.tag)
                        : s.step->reduce ? comm_.irecv(peer, s.slot(k, target.bytes), s.tag)
                                         : comm_.irecv(peer, target, s.tag));
     posted_.push_back({lane, flow, k});
@@ -202,6 +203,7 @@ class IndependentPlay {
 
   Communicator& comm_;
   const MutView buffer_;
+  const ConstView send_from_;
   const DType type_;
   const ReduceOp op_;
   const std::size_t elem_;

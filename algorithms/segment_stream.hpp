@@ -31,6 +31,11 @@ struct Stream {
     const std::size_t off = k * segment;
     return buffer.slice(transfer.offset + off, std::min(segment, transfer.bytes - off));
   }
+  // What segment k of a send reads: the buffer's range, or ExecOptions::send_from's.
+  ConstView source(ConstView from, std::size_t k) const {
+    const std::size_t off = k * segment;
+    return from.slice(transfer.offset + off, std::min(segment, transfer.bytes - off));
+  }
   MutView slot(std::size_t k, std::size_t bytes) const {
     return landing.slice((after_sends ? k : k % kWindow) * segment, bytes);
   }

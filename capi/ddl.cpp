@@ -1,5 +1,5 @@
 // The C API (ddl.h) over the MPI backend. Every entry point checks its arguments (an
-// allreduce's in allreduce_arguments.hpp, then agreed across the ranks), runs the C++
+// allreduce's in collective_arguments.hpp, then agreed across the ranks), runs the C++
 // underneath inside one guard that turns each ddl error type into its code and keeps the
 // message for ddl_last_error_message(), and returns: no exception crosses the C boundary.
 #include "ddl.h"
@@ -15,15 +15,17 @@
 #include "algorithms/error.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
-#include "capi/allreduce_arguments.hpp"
+#include "capi/collective_arguments.hpp"
+#include "real/mpi/bounded_mpi.hpp"
 #include "real/mpi/call_agreement.hpp"
 #include "real/mpi/call_signature.hpp"
 #include "real/mpi/mpi_communicator.hpp"
+#include "real/mpi/mpi_error.hpp"
 #include "real/mpi/node_grid.hpp"
 
 struct ddl_comm {
-  explicit ddl_comm(MPI_Comm comm)
-      : mpi(comm), dims(ddl::node_layout(mpi.comm(), mpi.timeout()).dims) {}
+  explicit ddl_comm(MPI_Comm comm, double timeout_s = ddl::MpiCommunicator::kDefaultTimeout)
+      : mpi(comm, timeout_s), dims(ddl::node_layout(mpi.comm(), mpi.timeout()).dims) {}
   ddl::MpiCommunicator mpi;
   // The grid `ddl` and `hier` follow: ranks per node x nodes, read once at creation.
   ddl::Dims dims;
@@ -91,14 +93,14 @@ std::string number_text(double v) {
 
 // Checks the arguments, agrees on the call with every other rank (call_agreement.hpp: a rank
 // whose arguments were refused takes part too, so the others learn why instead of waiting for
-// it), then runs the allreduce in place on `buf`. Out of place (`out_of_place`), `sendbuf` is
+// it), then runs the collective in place on `buf`. Out of place (`out_of_place`), `sendbuf` is
 // copied into `buf` first unless it is `buf`.
-ddl_result_t allreduce(const char* function, ddl_comm_t comm, bool out_of_place,
-                       const void* sendbuf, void* buf, std::size_t count, int dtype_value,
-                       int op_value, const char* algorithm) {
+ddl_result_t collective(const char* function, ddl_comm_t comm, bool out_of_place,
+                        const void* sendbuf, void* buf, std::size_t count, int dtype_value,
+                        int op_value, const ddl::capi::CallKind& call) {
   if (comm == nullptr) return fail(DDL_ERROR_NULL_POINTER, function, "comm is NULL");
   const ddl::capi::Prepared p = ddl::capi::prepare(comm->dims, out_of_place, sendbuf, buf, count,
-                                                   dtype_value, op_value, algorithm);
+                                                   dtype_value, op_value, call);
   ddl::LocalArguments local;
   if (p.code != DDL_SUCCESS)
     local.error = p.what;
@@ -176,7 +178,8 @@ ddl_result_t ddl_allreduce_inplace(ddl_comm_t comm, void* buf, size_t count, ddl
   const int t = raw_value(&dtype), o = raw_value(&op);
   // Guarded as a whole: even building a message may throw (bad_alloc).
   return guarded("ddl_allreduce_inplace", [&] {
-    return allreduce("ddl_allreduce_inplace", comm, false, nullptr, buf, count, t, o, algorithm);
+    return collective("ddl_allreduce_inplace", comm, false, nullptr, buf, count, t, o,
+                      {ddl::Collective::allreduce, 0, algorithm});
   });
 }
 
@@ -184,7 +187,52 @@ ddl_result_t ddl_allreduce(ddl_comm_t comm, const void* sendbuf, void* recvbuf, 
                            ddl_dtype_t dtype, ddl_op_t op, const char* algorithm) {
   const int t = raw_value(&dtype), o = raw_value(&op);
   return guarded("ddl_allreduce", [&] {
-    return allreduce("ddl_allreduce", comm, true, sendbuf, recvbuf, count, t, o, algorithm);
+    return collective("ddl_allreduce", comm, true, sendbuf, recvbuf, count, t, o,
+                      {ddl::Collective::allreduce, 0, algorithm});
+  });
+}
+
+ddl_result_t ddl_collective_inplace(ddl_comm_t comm, ddl_collective_t coll, void* buf, size_t count,
+                                    ddl_dtype_t dtype, ddl_op_t op, int root,
+                                    const char* algorithm) {
+  constexpr const char* function = "ddl_collective_inplace";
+  const int c = raw_value(&coll), t = raw_value(&dtype), o = raw_value(&op);
+  return guarded(function, [&] {
+    const std::optional<ddl::Collective> which = ddl::capi::to_collective(c);
+    if (!which)  // before the ranks agree: without a collective there is no call to agree on
+      return fail(DDL_ERROR_INVALID_ARGUMENT, function,
+                  "collective " + std::to_string(c) +
+                      " is not a ddl_collective_t (DDL_ALLREDUCE .. DDL_SENDRECV are 0 .. 8)");
+    return collective(function, comm, false, nullptr, buf, count, t, o,
+                      {*which, root, algorithm, true});
+  });
+}
+
+ddl_result_t ddl_comm_split(ddl_comm_t comm, int color, int key, ddl_comm_t* out) {
+  constexpr const char* function = "ddl_comm_split";
+  if (comm == nullptr) return fail(DDL_ERROR_NULL_POINTER, function, "comm is NULL");
+  if (out == nullptr) return fail(DDL_ERROR_NULL_POINTER, function, "out is NULL");
+  *out = nullptr;
+  return guarded(function, [&] {
+    MPI_Comm part = MPI_COMM_NULL;
+    {
+      const ddl::WatchdogGuard guard(comm->mpi.timeout(), "MPI_Comm_split (ddl_comm_split)");
+      ddl::check_mpi(
+          MPI_Comm_split(comm->mpi.comm(), color < 0 ? MPI_UNDEFINED : color, key, &part),
+          "MPI_Comm_split");
+    }
+    if (part == MPI_COMM_NULL) return DDL_SUCCESS;  // a negative color: in no group
+    // The group's communicator works on its own duplicate, with its own node grid (ranks per
+    // node x nodes of its members: ddl and hier follow the group's place in the machine) and the
+    // parent's timeout.
+    try {
+      *out = new ddl_comm(part, comm->mpi.timeout());
+    } catch (...) {
+      MPI_Comm_free(&part);
+      throw;
+    }
+    MPI_Comm_free(&part);
+    return DDL_SUCCESS;
   });
 }
 

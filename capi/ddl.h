@@ -1,19 +1,21 @@
-/* ddl's C API: the topology-aware allreduce of ddl on an MPI communicator, for programs in C or
- * any language with a C foreign-function interface.
+/* ddl's C API: the topology-aware collectives of ddl on an MPI communicator, for programs in C
+ * or any language with a C foreign-function interface.
  *
- * A small surface that stays stable: an opaque communicator made from an MPI_Comm, allreduce in
- * place and out of place, and plain error codes with a message. Every function returns a
+ * A small surface that stays stable: an opaque communicator made from an MPI_Comm and its groups
+ * (ddl_comm_split), allreduce in place and out of place, every other collective in place
+ * (ddl_collective_inplace), and plain error codes with a message. Every function returns a
  * ddl_result_t; on failure ddl_last_error_message() says what was wrong, in words. No C++
  * exception ever leaves these functions.
  *
- * Collective calls (ddl_comm_create, ddl_allreduce*, ddl_comm_destroy) must be made by every
- * rank of the communicator, in the same order, with the same count, dtype, op and algorithm,
- * as for MPI collectives. MPI must be initialised before ddl_comm_create and finalised only
- * after every ddl communicator is destroyed. One thread at a time may use one communicator.
+ * Collective calls (ddl_comm_create, ddl_comm_split, ddl_allreduce*, ddl_collective_inplace,
+ * ddl_comm_destroy) must be made by every rank of the communicator, in the same order, with the
+ * same count, dtype, op, root and algorithm, as for MPI collectives. MPI must be initialised before
+ * ddl_comm_create and finalised only after every ddl communicator is destroyed. One thread at a
+ * time may use one communicator.
  *
- * Unlike MPI, ddl checks the allreduce calls: before any data moves, the ranks compare the
- * call (count, dtype, op, the algorithm and the grid, methods, rings, segment and order it runs
- * with) through a recursive-doubling exchange of a 16-byte hash (log2(ranks) rounds). Where
+ * Unlike MPI, ddl checks the collective calls: before any data moves, the ranks compare the
+ * call (count, dtype, op, the algorithm and the grid, methods, rings, segment, order and root it
+ * runs with) through a recursive-doubling exchange of a 16-byte hash (log2(ranks) rounds). Where
  * they differ, every rank whose own arguments were valid gets DDL_ERROR_RANKS_DISAGREE with the
  * same message, e.g. "ddl_allreduce: ranks disagree on the call: rank 1 has count 1000000,
  * rank 0 has count 1000", or "... rank 1 could not make the call: op 7 is not a ddl_op_t ..."
@@ -48,7 +50,7 @@ typedef enum ddl_result {
   DDL_ERROR_NULL_POINTER = 1,      /* a required pointer argument is NULL */
   DDL_ERROR_BAD_DTYPE = 2,         /* dtype is not one of ddl_dtype_t */
   DDL_ERROR_BAD_OP = 3,            /* op is not one of ddl_op_t */
-  DDL_ERROR_UNKNOWN_ALGORITHM = 4, /* the algorithm string names no allreduce algorithm */
+  DDL_ERROR_UNKNOWN_ALGORITHM = 4, /* the algorithm string names no algorithm of the collective */
   DDL_ERROR_COUNT_OVERFLOW = 5,    /* count * element size does not fit in size_t */
   DDL_ERROR_INVALID_ARGUMENT = 6,  /* any other bad argument (timeout, overlapping buffers...) */
   DDL_ERROR_TIMEOUT = 7,           /* a wait ran past the communicator's timeout */
@@ -107,6 +109,50 @@ DDL_API ddl_result_t ddl_allreduce_inplace(ddl_comm_t comm, void* buf, size_t co
 DDL_API ddl_result_t ddl_allreduce(ddl_comm_t comm, const void* sendbuf, void* recvbuf,
                                    size_t count, ddl_dtype_t dtype, ddl_op_t op,
                                    const char* algorithm);
+
+/* The collectives of ddl_collective_inplace, in ddl's order (ddlsim --coll). */
+typedef enum ddl_collective {
+  DDL_ALLREDUCE = 0,
+  DDL_REDUCE_SCATTER = 1,
+  DDL_ALLGATHER = 2,
+  DDL_BROADCAST = 3,
+  DDL_ALLTOALL = 4,
+  DDL_REDUCE = 5,
+  DDL_GATHER = 6,
+  DDL_SCATTER = 7,
+  DDL_SENDRECV = 8
+} ddl_collective_t;
+
+/* Any collective in place on `count` elements of `buf` (as with MPI_IN_PLACE), with p ranks and
+ * block r = rank r's share of the buffer (count split into p element-aligned blocks, the first
+ * count % p one element longer):
+ *   DDL_ALLREDUCE       every rank ends with the reduction;
+ *   DDL_REDUCE_SCATTER  rank r's block r ends with the reduction of everyone's block r;
+ *   DDL_ALLGATHER       block r of rank r is its input; every rank ends with every block;
+ *   DDL_BROADCAST       every rank ends with the root's buffer;
+ *   DDL_ALLTOALL        blocks of count / p elements: block j of rank r goes to block r of rank
+ *                       j (the last count % p elements stay as they are);
+ *   DDL_REDUCE          the root ends with the reduction (other ranks' buffers: undefined);
+ *   DDL_GATHER          block r of rank r is its input; the root ends with every block;
+ *   DDL_SCATTER         rank r's block r ends with the root's block r;
+ *   DDL_SENDRECV        every rank sends its buffer to rank r+1 and receives rank r-1's.
+ * `root` (0 .. size-1) is read by broadcast, reduce, gather and scatter and must be a rank for
+ * every collective; `op` is read by the reducing ones and must be a ddl_op_t for every one.
+ * `algorithm`: NULL for the collective's default ("auto" for allreduce, else its first
+ * algorithm), or an algorithm string of that collective, e.g. "alltoall_bruck" or
+ * "reduce_binomial" (ddlsim --help lists them by collective); another collective's algorithm
+ * gives DDL_ERROR_UNKNOWN_ALGORITHM. The ranks agree on the call (collective, count, dtype, op,
+ * root, algorithm) as for ddl_allreduce. */
+DDL_API ddl_result_t ddl_collective_inplace(ddl_comm_t comm, ddl_collective_t collective, void* buf,
+                                            size_t count, ddl_dtype_t dtype, ddl_op_t op, int root,
+                                            const char* algorithm);
+
+/* Groups, as MPI_Comm_split: collective over every rank of `comm`; the ranks that pass one color
+ * form a new communicator in *out, ranked by key and then by their rank in `comm`; a negative
+ * color leaves *out NULL (the rank is in no group). The group reads its own node layout (so ddl
+ * and hier follow its members' places in the machine) and keeps `comm`'s timeout. Destroy it
+ * with ddl_comm_destroy before `comm`. */
+DDL_API ddl_result_t ddl_comm_split(ddl_comm_t comm, int color, int key, ddl_comm_t* out);
 
 /* Size in bytes of one element of `dtype`; 0 for a value outside ddl_dtype_t. */
 DDL_API size_t ddl_dtype_size(ddl_dtype_t dtype);

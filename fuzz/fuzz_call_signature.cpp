@@ -46,7 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string a = input.substr(0, cut);
   const std::string b = cut == std::string::npos ? a : input.substr(cut + 1);
   const std::string built = built_from(input);
-  fuzz::require(parse_call_signature(built).size() == 9, "a built signature has nine fields");
+  fuzz::require(parse_call_signature(built).size() == 10, "a built signature has ten fields");
   for (const std::string& other : {b, built}) {
     if (!parses(a) || !parses(other)) continue;
     const std::string d = describe_call_difference(a, 3, other, 0);

@@ -35,10 +35,19 @@ void add_common_options(po::options_description& desc, const CommonDefaults& d) 
       ("warmup,w", po::value<int>()->default_value(d.warmup), "untimed iterations before them")
       ("check,c", po::value<std::string>()->default_value("0")->implicit_value("1"),
        "move real data and count wrong elements (#wrong): -c, -c 1 or --check; -c 0 is off")
+      ("coll", po::value<std::string>(),
+       "collective, as nccl-tests' tools: allreduce, reducescatter, allgather, alltoall, "
+       "broadcast, reduce, gather, scatter or sendrecv (default: allreduce, or what --algo's "
+       "algorithms perform); --algo then names its algorithms, by default its first one")
       ("algo", po::value<std::string>()->default_value(d.algo),
        "algorithm name or string (name[:dims][:methods][:key=value,...], e.g. "
        "ddl:4x8x8:ring,hd,hd:rings=2 or rhd:order=far), a comma-separated list of them, or 'all' "
-       "(every allreduce algorithm)")
+       "(every algorithm of --coll)")
+      ("root,r", po::value<int>()->default_value(0), "root rank of broadcast, reduce, gather and scatter")
+      ("ngpus,g", po::value<int>()->default_value(1),
+       "nccl-tests' GPUs per thread: 1 only (every rank is one GPU)")
+      ("nthreads,t", po::value<int>()->default_value(1),
+       "nccl-tests' threads per process: 1 only (every rank is one process or simulated actor)")
       ("dims", po::value<std::string>(), "logical grid, innermost first, e.g. 4x8x8")
       ("plan", po::value<std::string>(),
        "auto: run a plan file's algorithm for each size (written by ddlplan) instead of the cost "
@@ -62,6 +71,13 @@ namespace {
 // Larger counts overflow the iteration loops' int (-w + -n) and are days of running anyway.
 constexpr long long kMaxIterations = 10'000'000;
 constexpr long long kMaxRings = 1024;
+constexpr long long kMaxRoot = 1 << 24;  // past any rank count; the grid then bounds it
+
+std::string join(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
 
 int int_flag(const po::variables_map& vm, const char* flag, long long min, long long max) {
   const int value = vm[flag].as<int>();
@@ -147,8 +163,30 @@ CommonOptions read_common_options(const po::variables_map& vm) {
   o.iters = int_flag(vm, "iters", 1, kMaxIterations);
   o.warmup = int_flag(vm, "warmup", 0, kMaxIterations);
   o.check = check_flag(vm["check"].as<std::string>());
-  o.algos = resolve_algorithms(vm["algo"].as<std::string>());
-  o.all_algorithms = vm["algo"].as<std::string>() == "all";
+  for (const char* flag : {"ngpus", "nthreads"})
+    if (vm[flag].as<int>() != 1)
+      throw InvalidArgument(std::string(flag == std::string("ngpus") ? "-g" : "-t") + " " +
+                            std::to_string(vm[flag].as<int>()) +
+                            ": every rank drives one GPU from one thread here; give more ranks "
+                            "instead (the platform's GPUs for ddlsim, mpirun -np for ddlrun)");
+  o.root = int_flag(vm, "root", 0, kMaxRoot);
+  const std::string algo = vm["algo"].as<std::string>();
+  if (vm.count("coll")) {
+    const Collective c = parse_collective(vm["coll"].as<std::string>());
+    o.collective = c;
+    o.algos = vm["algo"].defaulted() && c != Collective::allreduce
+                  ? std::vector<std::string>{algorithm_names(c).front()}
+                  : resolve_algorithms(algo, c);
+    for (const std::string& n : o.algos)
+      if (find_algorithm(n).collective != c)
+        throw InvalidArgument("--algo " + n + " performs " +
+                              std::string(to_string(find_algorithm(n).collective)) +
+                              ", not --coll " + std::string(to_string(c)) +
+                              " (its algorithms: " + join(algorithm_names(c)) + ")");
+  } else {
+    o.algos = resolve_algorithms(algo);
+  }
+  o.all_algorithms = algo == "all";
   if (vm.count("dims")) o.dims = Dims::parse(vm["dims"].as<std::string>());
   if (vm.count("plan")) {
     if (std::find(o.algos.begin(), o.algos.end(), "auto") == o.algos.end())
@@ -171,10 +209,10 @@ CommonOptions read_common_options(const po::variables_map& vm) {
   return o;
 }
 
-std::vector<std::string> resolve_algorithms(std::string_view spec) {
+std::vector<std::string> resolve_algorithms(std::string_view spec, Collective collective) {
   if (spec == "all") {
     std::vector<std::string> names;
-    for (const std::string& n : algorithm_names(Collective::allreduce))
+    for (const std::string& n : algorithm_names(collective))
       if (n != "auto") names.push_back(n);
     return names;
   }
@@ -243,6 +281,10 @@ Options algorithm_options(const CommonOptions& common, const Dims& dims) {
   opts.dims = dims;
   opts.segment_bytes = common.segment_bytes;
   opts.rings = common.rings;
+  opts.root = common.root;
+  if (common.root >= dims.rank_count())
+    throw InvalidArgument("-r " + std::to_string(common.root) + ": the root must be a rank, 0 to " +
+                          std::to_string(dims.rank_count() - 1));
   return opts;
 }
 

@@ -32,6 +32,10 @@ struct CommonDefaults {
 };
 
 struct CommonOptions {
+  // --coll: the collective every algorithm of --algo performs; absent: whatever the algorithms
+  // of --algo perform (allreduce by default), as before --coll existed.
+  std::optional<Collective> collective;
+  int root = 0;                    // -r: broadcast, reduce, gather and scatter's root
   std::vector<std::size_t> sizes;  // the sweep -b .. -e by -f, in bytes
   DType dtype = DType::float32;
   ReduceOp op = ReduceOp::sum;
@@ -49,18 +53,19 @@ struct CommonOptions {
   std::optional<std::string> output;  // --output FILE; absent: standard output
 };
 
-// -b -e -f -d -o -n -w -c, --algo, --dims, --plan, --format, --output, --segment, --rings,
-// --methods.
+// -b -e -f -d -o -n -w -c -r -g -t, --coll, --algo, --dims, --plan, --format, --output,
+// --segment, --rings, --methods.
 void add_common_options(boost::program_options::options_description& desc,
                         const CommonDefaults& defaults);
 // Reads and validates what add_common_options declared; throws InvalidArgument naming the flag.
 CommonOptions read_common_options(const boost::program_options::variables_map& vm);
 
 // "ring", "ring,ddl:4x2:ring,hd,rhd:order=far" (algorithm strings, algorithm_spec.hpp) or "all"
-// (every allreduce algorithm except auto, which picks one of them; runnable_algorithms then
-// leaves out what the ranks cannot run). Unknown names throw
+// (every algorithm of `collective`; for allreduce except auto, which picks one of them;
+// runnable_algorithms then leaves out what the ranks cannot run). Unknown names throw
 // InvalidArgument listing the known ones; bad strings name the bad token.
-std::vector<std::string> resolve_algorithms(std::string_view spec);
+std::vector<std::string> resolve_algorithms(std::string_view spec,
+                                            Collective collective = Collective::allreduce);
 
 // The algorithms of `options` these ranks can run: with --algo all, where the ranks do not all
 // share memory, those that need it (Algorithm::needs_shared_memory) are left out, and so are

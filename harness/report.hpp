@@ -55,8 +55,9 @@ std::string csv_header();
 
 // Which column blocks the table shows (csv and json always hold every column).
 struct Columns {
-  bool model = false;  // model
-  bool mpi = false;    // the MPI_Allreduce baseline
+  bool model = false;                      // model
+  bool mpi = false;                        // the MPI baseline
+  std::string mpi_name = "MPI_Allreduce";  // its title: the MPI collective it times
 };
 
 class TableLines;

@@ -63,7 +63,7 @@ TableLines::TableLines(std::ostream& out, const Columns& columns,
     units += block(columns_, true);
   }
   if (columns_.mpi) {
-    names += pad("MPI_Allreduce ", mpi_block(false).size());
+    names += pad(columns_.mpi_name + " ", mpi_block(false).size());
     titles += mpi_block(false);
     units += mpi_block(true);
   }

@@ -1,5 +1,6 @@
 /* The C API under mpirun, in C: exact results of every allreduce algorithm for every dtype and
- * op, in place and out of place; every bad argument's code and message; the message is per
+ * op, in place and out of place; the other collectives and groups by hand; every bad argument's
+ * code and message; the message is per
  * thread. `test_capi timeout` (2 ranks): a rank that never joins makes the other's allreduce
  * return DDL_ERROR_TIMEOUT naming what it waited for.
  *
@@ -249,6 +250,72 @@ static void test_bad_arguments(ddl_comm_t comm) {
   CHECK(run_case(comm, "ring", DDL_INT32, DDL_SUM, 7, 1) == 0);
 }
 
+/* Every other collective in place, by hand (rank r's element i is 100 r + i), and groups. */
+static void test_collectives_and_groups(ddl_comm_t comm) {
+  enum { kPer = 3 };
+  const size_t count = kPer * (size_t)ranks + 1; /* the last element is not sent */
+  float* buf = malloc(count * sizeof *buf);
+  const char* const alltoalls[] = {NULL, "alltoall_linear", "alltoall_bruck"};
+  for (int a = 0; a < 3; ++a) {
+    for (size_t i = 0; i < count; ++i) buf[i] = (float)(100 * rank + (int)i);
+    CHECK(ddl_collective_inplace(comm, DDL_ALLTOALL, buf, count, DDL_FLOAT32, DDL_SUM, 0,
+                                 alltoalls[a]) == DDL_SUCCESS);
+    for (size_t i = 0; i + 1 < count; ++i)
+      CHECK(buf[i] == (float)(100 * (int)(i / kPer) + rank * kPer + (int)(i % kPer)));
+    CHECK(buf[count - 1] == (float)(100 * rank + (int)count - 1));
+  }
+  const int root = ranks - 1;
+  for (size_t i = 0; i < count; ++i) buf[i] = (float)(100 * rank + (int)i);
+  CHECK(ddl_collective_inplace(comm, DDL_REDUCE, buf, count, DDL_FLOAT32, DDL_SUM, root,
+                               "reduce_binomial") == DDL_SUCCESS);
+  if (rank == root)
+    for (size_t i = 0; i < count; ++i)
+      CHECK(buf[i] == (float)(100 * ranks * (ranks - 1) / 2 + ranks * (int)i));
+  for (size_t i = 0; i < count; ++i) buf[i] = (float)(100 * rank + (int)i);
+  CHECK(ddl_collective_inplace(comm, DDL_SENDRECV, buf, count, DDL_FLOAT32, DDL_SUM, 0, NULL) ==
+        DDL_SUCCESS);
+  CHECK(buf[1] == (float)(100 * ((rank + ranks - 1) % ranks) + 1));
+  free(buf);
+
+  /* Groups: odd and even ranks, keys reversing the order; rank 0 in no group of the second. */
+  ddl_comm_t half = NULL, rest = (ddl_comm_t)&root;
+  CHECK(ddl_comm_split(comm, rank % 2, -rank, &half) == DDL_SUCCESS && half != NULL);
+  int hr = -1, hp = -1;
+  CHECK(ddl_comm_rank(half, &hr) == DDL_SUCCESS && ddl_comm_size(half, &hp) == DDL_SUCCESS);
+  CHECK(hp == (ranks + 1 - rank % 2) / 2);
+  CHECK(hr == hp - 1 - rank / 2);
+  int mine = rank;
+  CHECK(ddl_allreduce_inplace(half, &mine, 1, DDL_INT32, DDL_SUM, "ring") == DDL_SUCCESS);
+  int parity_sum = 0;
+  for (int q = rank % 2; q < ranks; q += 2) parity_sum += q;
+  CHECK(mine == parity_sum);
+  CHECK(ddl_comm_destroy(half) == DDL_SUCCESS);
+  CHECK(ddl_comm_split(comm, rank == 0 ? -1 : 0, 0, &rest) == DDL_SUCCESS);
+  CHECK((rest == NULL) == (rank == 0));
+  CHECK(ddl_comm_destroy(rest) == DDL_SUCCESS);
+
+  float x[4] = {0};
+  EXPECT_ERROR(ddl_comm_split(NULL, 0, 0, &rest), DDL_ERROR_NULL_POINTER,
+               "ddl_comm_split: comm is NULL");
+  EXPECT_ERROR(ddl_comm_split(comm, 0, 0, NULL), DDL_ERROR_NULL_POINTER,
+               "ddl_comm_split: out is NULL");
+  EXPECT_ERROR(
+      ddl_collective_inplace(comm, (ddl_collective_t)9, x, 4, DDL_FLOAT32, DDL_SUM, 0, NULL),
+      DDL_ERROR_INVALID_ARGUMENT,
+      "ddl_collective_inplace: collective 9 is not a ddl_collective_t (DDL_ALLREDUCE .. "
+      "DDL_SENDRECV are 0 .. 8)");
+  EXPECT_ERROR(ddl_collective_inplace(comm, DDL_ALLTOALL, x, 4, DDL_FLOAT32, DDL_SUM, 0, "ring"),
+               DDL_ERROR_UNKNOWN_ALGORITHM,
+               "ddl_collective_inplace: unknown algorithm 'ring' (alltoall algorithms: "
+               "alltoall_pairwise, alltoall_linear, alltoall_bruck)");
+  char message[160];
+  snprintf(message, sizeof message,
+           "ddl_collective_inplace: root %d is not a rank of the communicator (0 .. %d)", ranks,
+           ranks - 1);
+  EXPECT_ERROR(ddl_collective_inplace(comm, DDL_GATHER, x, 4, DDL_FLOAT32, DDL_SUM, ranks, NULL),
+               DDL_ERROR_INVALID_ARGUMENT, message);
+}
+
 static void* message_of_new_thread(void* out) {
   *(const char**)out = ddl_last_error_message();
   return NULL;
@@ -285,6 +352,7 @@ int main(int argc, char** argv) {
   } else {
     test_results(comm);
     test_bad_arguments(comm);
+    test_collectives_and_groups(comm);
     /* The message is per thread: a new thread sees none. */
     const char* other = NULL;
     pthread_t thread;

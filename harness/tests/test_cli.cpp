@@ -5,6 +5,8 @@
 
 namespace po = boost::program_options;
 using namespace ddl::harness;
+using ddl::Collective;
+using ddl::Dims;
 
 namespace {
 CommonOptions parse(std::vector<const char*> args, const CommonDefaults& defaults = {}) {
@@ -54,6 +56,29 @@ TEST_CASE("nccl-tests short flags", "[harness]") {
   CHECK(o.algos == std::vector<std::string>{"ring", "ddl"});
   CHECK(o.dims->to_string() == "2x4");
   CHECK(o.format == Format::csv);
+}
+
+TEST_CASE("coll picks the collective with its first algorithm or all of them and refuses others",
+          "[harness]") {
+  CHECK_FALSE(parse({}).collective.has_value());
+  const CommonOptions a2a = parse({"--coll", "alltoall"});
+  CHECK(a2a.collective == Collective::alltoall);
+  CHECK(a2a.algos == std::vector<std::string>{"alltoall_pairwise"});
+  CHECK(parse({"--coll", "alltoall", "--algo", "all"}).algos ==
+        std::vector<std::string>{"alltoall_pairwise", "alltoall_linear", "alltoall_bruck"});
+  CHECK(parse({"--coll", "reducescatter"}).algos == std::vector<std::string>{"reduce_scatter"});
+  CHECK(parse({"--coll", "allreduce"}).algos == std::vector<std::string>{"ddl"});
+  CHECK(parse({"--coll", "gather", "-r", "3"}).root == 3);
+  CHECK_THROWS_WITH(parse({"--coll", "alltoall", "--algo", "ring"}),
+                    "--algo ring performs allreduce, not --coll alltoall (its algorithms: "
+                    "alltoall_pairwise, alltoall_linear, alltoall_bruck)");
+  CHECK_THROWS_WITH(parse({"--coll", "a2a"}),
+                    Catch::Contains("unknown collective 'a2a' (known: allreduce, reduce_scatter"));
+  CHECK_THROWS_WITH(parse({"-g", "2"}), Catch::StartsWith("-g 2: every rank drives one GPU"));
+  CHECK_THROWS_WITH(parse({"-t", "4"}), Catch::StartsWith("-t 4: every rank drives one GPU"));
+  CHECK(parse({"-g", "1", "-t", "1"}).algos == std::vector<std::string>{"ddl"});
+  CHECK_THROWS_WITH(algorithm_options(parse({"-r", "8"}), Dims::flat(8)),
+                    "-r 8: the root must be a rank, 0 to 7");
 }
 
 TEST_CASE("algo all lists every allreduce algorithm but auto", "[harness]") {

@@ -57,6 +57,8 @@ std::string call_signature(std::size_t count, DType type, ReduceOp op, std::stri
   s += ";segment=";
   s += std::to_string(options.segment_bytes);
   s += options.hd_order == HdOrder::near ? ";order=near" : ";order=far";
+  s += ";root=";
+  s += std::to_string(options.root);
   return s;
 }
 

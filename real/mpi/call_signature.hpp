@@ -1,7 +1,7 @@
 // A collective call's signature: everything about one call that shapes its schedule (count,
 // dtype, op, algorithm and the options the algorithm runs with), as one text of fields
 //
-//   count=1000;dtype=float;op=sum;algorithm=ring;dims=2;methods=;rings=1;segment=0;order=near
+//   count=1000;dtype=float;op=sum;algorithm=ring;dims=2;methods=;rings=1;segment=0;order=near;root=0
 //
 // The ranks compare signatures before any data moves (call_agreement.hpp): ranks that run
 // different schedules exchange messages of different sizes, and Open MPI's shared-memory
@@ -25,10 +25,10 @@ struct CallField {
   bool operator==(const CallField&) const = default;
 };
 
-// The signature of an allreduce of `count` elements run as `algorithm` (a registered name)
-// with `options` (the algorithm string's fields already applied): the options' fields that
-// shape a schedule, whatever the algorithm reads of them, so two ranks agree exactly when they
-// would run the same steps on the same sizes.
+// The signature of a collective of `count` elements run as `algorithm` (a registered name, which
+// names the collective too) with `options` (the algorithm string's fields already applied): the
+// options' fields that shape a schedule, whatever the algorithm reads of them, so two ranks agree
+// exactly when they would run the same steps on the same sizes.
 std::string call_signature(std::size_t count, DType type, ReduceOp op, std::string_view algorithm,
                            const Options& options);
 

@@ -9,6 +9,7 @@
 #include "algorithms/error.hpp"
 #include "harness/progress.hpp"
 #include "real/mpi/bounded_mpi.hpp"
+#include "real/mpi/mpi_baseline.hpp"
 #include "real/mpi/mpi_communicator.hpp"
 #include "real/mpi/mpi_datatypes.hpp"
 #include "real/mpi/mpi_error.hpp"
@@ -88,6 +89,9 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
   std::vector<std::byte> host(cfg.cases.check ? max_bytes : 0);
   const bool baseline = cfg.baseline_mpi && !baseline_unavailable(cfg.cases.type, space, max_bytes);
   const int rank = comm.rank(), p = comm.size();
+  // The watchdog keeps the pointer: the text lives as long as the sweep.
+  const std::string baseline_what =
+      mpi_collective_name(cfg.baseline_collective) + " (the --baseline mpi measurement)";
 
   std::vector<TimedCase> results;
   std::optional<harness::Progress> progress;
@@ -103,11 +107,9 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
             // The measured call stays blocking (an MPI_Iallreduce is another algorithm): a
             // watchdog bounds it instead, two atomic stores inside the timed region.
             fault_point("baseline");
-            const WatchdogGuard guard(cfg.timeout_s,
-                                      "MPI_Allreduce (the --baseline mpi measurement)");
-            check_mpi(MPI_Allreduce(MPI_IN_PLACE, view.data, static_cast<int>(count),
-                                    mpi_type(cfg.cases.type), mpi_op(cfg.cases.op), world),
-                      "MPI_Allreduce (baseline)");
+            const WatchdogGuard guard(cfg.timeout_s, baseline_what.c_str());
+            run_mpi_collective(cfg.baseline_collective, view.data, count, cfg.cases.type,
+                               cfg.cases.op, cfg.cases.options.root, world);
           });
     for (const std::string& name : cfg.cases.algos) {
       const Algorithm& algo = find_algorithm(name);

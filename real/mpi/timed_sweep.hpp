@@ -35,6 +35,8 @@ struct TimedSweepConfig {
   // Algorithms x sizes, type, op, -n, -w, --check, options.
   harness::SweepCases cases = timed_sweep_defaults();
   bool baseline_mpi = false;
+  // What the baseline times: the MPI collective of this one (mpi_baseline.hpp).
+  Collective baseline_collective = Collective::allreduce;
   double timeout_s = 300;  // bounds the barriers too
   // More ranks on a node than it has cores: ranks waiting around an iteration sleep instead of
   // spinning (see time_iterations). Not otherwise: a sleeping core wakes up slower.

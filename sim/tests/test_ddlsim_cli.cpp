@@ -69,6 +69,30 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("coll: every collective's algorithms exact in payload mode with nccl-tests' busbw",
+          "[sim][cli]") {
+  // busbw / algbw by collective on 8 ranks (nccl-tests): (p-1)/p, or 1 for the rooted and
+  // point-to-point ones.
+  const std::vector<std::pair<std::string, double>> colls = {
+      {"alltoall", 7.0 / 8}, {"gather", 7.0 / 8}, {"scatter", 7.0 / 8}, {"reducescatter", 7.0 / 8},
+      {"reduce", 1},         {"sendrecv", 1},     {"broadcast", 1}};
+  for (const auto& [coll, factor] : colls) {
+    INFO(coll);
+    const ChildResult r = run_child(
+        ddlsim() + " --coll " + coll +
+        " --algo all -r 5 -c -b 4 -e 1M -f 64 --format csv --platform " + fixture("star_8.xml"));
+    REQUIRE(r.exit_code == 0);
+    const auto rows = parse_csv(r.out);
+    REQUIRE(rows.size() >= 4);
+    for (const auto& row : rows) {
+      INFO(row.at("algo") << " " << row.at("size"));
+      CHECK(row.at("wrong") == "0");
+      const double algbw = std::stod(row.at("algbw_gbs")), busbw = std::stod(row.at("busbw_gbs"));
+      if (algbw > 0.1) CHECK(busbw == Approx(algbw * factor).epsilon(0.02));
+    }
+  }
+}
+
 TEST_CASE("auto rows: each names the algorithm auto ran, in csv and json", "[sim][cli]") {
   // The plan the table states ("auto picks ...") is what each row's chosen cell says.
   const std::string run =

@@ -24,6 +24,7 @@
 #include "harness/tracing_communicator.hpp"
 #include "planner/plan_file.hpp"
 #include "real/mpi/bounded_mpi.hpp"
+#include "real/mpi/mpi_baseline.hpp"
 #include "real/mpi/mpi_communicator.hpp"
 #include "real/mpi/mpi_error.hpp"
 #include "real/mpi/node_grid.hpp"
@@ -84,7 +85,8 @@ std::vector<std::string> header_lines(const RunArguments& a, const NodeLayout& l
                          " cores: ranks waiting around an iteration sleep"
                    : ""));
   if (a.baseline_mpi && no_baseline)
-    h.push_back("MPI_Allreduce baseline not measured: " + *no_baseline);
+    h.push_back(mpi_collective_name(find_algorithm(a.common.algos.front()).collective) +
+                " baseline not measured: " + *no_baseline);
   // ddlrun knows no machine figures, so without a plan auto ranks the algorithms for a uniform
   // network, whose links are shared memory where every rank reaches every other's (one node);
   // there the transport's own eager limit says which messages pay a rendezvous.
@@ -247,6 +249,7 @@ int run(int argc, char** argv) {
   }
   cfg.cases.options.plan = plan;
   cfg.baseline_mpi = args.baseline_mpi;
+  cfg.baseline_collective = find_algorithm(cfg.cases.algos.front()).collective;
   cfg.timeout_s = args.setup.timeout_s;
   cfg.oversubscribed = layout.ranks_per_node > online_cores();
   const auto no_baseline =
@@ -266,8 +269,10 @@ int run(int argc, char** argv) {
       info.header.push_back("trace: " + *args.trace + ", clocks aligned to rank 0's within " +
                             std::to_string(clock.max_uncertainty_s * 1e6) +
                             " us (half the shortest ping-pong)");
-    report.emplace(result->stream(), args.common.format, harness::Columns{false, args.baseline_mpi},
-                   info, cfg.cases.algos);
+    report.emplace(
+        result->stream(), args.common.format,
+        harness::Columns{false, args.baseline_mpi, mpi_collective_name(cfg.baseline_collective)},
+        info, cfg.cases.algos);
     cfg.on_case = [&](const TimedCase& c) {
       report->add(sweep_row(c, cfg, dims, size, shared_memory, eager_limit));
     };

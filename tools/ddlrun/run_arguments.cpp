@@ -74,7 +74,7 @@ RunArguments parse_run_arguments(int argc, char** argv, po::options_description&
       ("pages", po::value<std::string>()->default_value("4k"),
        "host buffers in 4k (the allocator's) pages or huge (2 MB transparent huge pages, where the "
        "kernel offers them: one-sided copies between ranks then pin 512x fewer pages)")
-      ("baseline", po::value<std::string>(), "mpi: also time MPI_Allreduce on the same buffers")
+      ("baseline", po::value<std::string>(), "mpi: also time the MPI collective of --coll (MPI_Allreduce, MPI_Alltoall, ...) on the same buffers")
       ("auto-by", po::value<std::string>()->default_value("measured"),
        "what auto chooses by without --plan: measured (each size's fastest of ddl's algorithms "
        "and MPI_Allreduce, timed on these ranks at the first auto collective and cached per "
@@ -100,6 +100,15 @@ RunArguments parse_run_arguments(int argc, char** argv, po::options_description&
     const std::string b = vm["baseline"].as<std::string>();
     if (b != "mpi") throw InvalidArgument("unknown --baseline '" + b + "' (known: mpi)");
     a.baseline_mpi = true;
+    // One baseline per size: the MPI collective of the algorithms', so they must share one.
+    for (const std::string& n : a.common.algos)
+      if (find_algorithm(n).collective != find_algorithm(a.common.algos.front()).collective)
+        throw InvalidArgument(
+            "--baseline mpi times one MPI collective per size, but --algo mixes " +
+            std::string(to_string(find_algorithm(a.common.algos.front()).collective)) + " (" +
+            a.common.algos.front() + ") and " +
+            std::string(to_string(find_algorithm(n).collective)) + " (" + n +
+            "): give the algorithms of one --coll");
   }
   const std::string by = vm["auto-by"].as<std::string>();
   if (by != "measured" && by != "model")

@@ -20,10 +20,11 @@ TEST_CASE("a call signature names every field that shapes the schedule", "[signa
   o.rings = 2;
   o.segment_bytes = 4096;
   o.hd_order = HdOrder::far;
+  o.root = 5;
   const std::string text = call_signature(1000, DType::float64, ReduceOp::max, "ddl", o);
   CHECK(text ==
         "count=1000;dtype=double;op=max;algorithm=ddl;dims=2x3;methods=ring,hd;rings=2;"
-        "segment=4096;order=far");
+        "segment=4096;order=far;root=5");
   CHECK(format_call_signature(parse_call_signature(text)) == text);
   CHECK(parse_call_signature("").empty());
   CHECK(parse_call_signature("a==b;c=")[0].value == "=b");

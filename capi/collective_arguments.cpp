@@ -1,4 +1,4 @@
-#include "capi/allreduce_arguments.hpp"
+#include "capi/collective_arguments.hpp"
 
 #include <cstdint>
 #include <limits>
@@ -34,17 +34,17 @@ std::optional<ddl::ReduceOp> to_op(int v) {
   }
 }
 
-// The allreduce algorithm named by an algorithm string's first field, or nullptr.
-const ddl::Algorithm* find_allreduce(std::string_view spec) {
+// The algorithm of `collective` named by an algorithm string's first field, or nullptr.
+const ddl::Algorithm* find_of(ddl::Collective collective, std::string_view spec) {
   const std::string_view name = spec.substr(0, spec.find(':'));
   for (const ddl::Algorithm& a : ddl::algorithms())
-    if (a.collective == ddl::Collective::allreduce && a.name == name) return &a;
+    if (a.collective == collective && a.name == name) return &a;
   return nullptr;
 }
 
-std::string allreduce_names() {
+std::string names_of(ddl::Collective collective) {
   std::string list;
-  for (const std::string& n : ddl::algorithm_names(ddl::Collective::allreduce))
+  for (const std::string& n : ddl::algorithm_names(collective))
     list += (list.empty() ? "" : ", ") + n;
   return list;
 }
@@ -58,9 +58,20 @@ Prepared refused(ddl_result_t code, std::string what) {
 
 }  // namespace
 
+std::optional<ddl::Collective> to_collective(int v) {
+  const auto all = ddl::all_collectives();
+  if (v < 0 || static_cast<std::size_t>(v) >= all.size()) return std::nullopt;
+  return all[static_cast<std::size_t>(v)];  // ddl_collective_t follows ddl::Collective's order
+}
+
 Prepared prepare(const ddl::Dims& dims, bool out_of_place, const void* sendbuf, void* buf,
-                 std::size_t count, int dtype_value, int op_value, const char* algorithm) {
-  if (algorithm == nullptr) return refused(DDL_ERROR_NULL_POINTER, "algorithm is NULL");
+                 std::size_t count, int dtype_value, int op_value, const CallKind& call) {
+  if (call.algorithm == nullptr && !call.default_algorithm)
+    return refused(DDL_ERROR_NULL_POINTER, "algorithm is NULL");
+  const std::string fallback = call.collective == ddl::Collective::allreduce
+                                   ? "auto"
+                                   : ddl::algorithm_names(call.collective).front();
+  const char* algorithm = call.algorithm ? call.algorithm : fallback.c_str();
   Prepared p;
   const std::optional<ddl::DType> dtype = to_dtype(dtype_value);
   if (!dtype)
@@ -71,16 +82,22 @@ Prepared prepare(const ddl::Dims& dims, bool out_of_place, const void* sendbuf, 
   if (!op)
     return refused(DDL_ERROR_BAD_OP, "op " + std::to_string(op_value) +
                                          " is not a ddl_op_t (DDL_SUM .. DDL_AVG are 0 .. 4)");
-  p.algo = find_allreduce(algorithm);
+  p.algo = find_of(call.collective, algorithm);
   if (p.algo == nullptr)
     return refused(DDL_ERROR_UNKNOWN_ALGORITHM,
-                   "unknown algorithm '" + std::string(algorithm) +
-                       "' (allreduce algorithms: " + allreduce_names() + ")");
+                   "unknown algorithm '" + std::string(algorithm) + "' (" +
+                       std::string(ddl::to_string(call.collective)) +
+                       " algorithms: " + names_of(call.collective) + ")");
+  if (call.root < 0 || call.root >= dims.rank_count())
+    return refused(DDL_ERROR_INVALID_ARGUMENT, "root " + std::to_string(call.root) +
+                                                   " is not a rank of the communicator (0 .. " +
+                                                   std::to_string(dims.rank_count() - 1) + ")");
   // The rest of the string (algorithms/algorithm_spec.hpp: dims, methods, rings=, segment=,
   // order=) overrides the communicator's defaults for this call only.
   try {
     ddl::Options defaults;
     defaults.dims = dims;
+    defaults.root = call.root;
     p.options = ddl::parse_algorithm_spec(algorithm).apply(defaults);
   } catch (const ddl::InvalidArgument& e) {
     return refused(DDL_ERROR_INVALID_ARGUMENT, e.what());
