@@ -18,24 +18,34 @@
 // the accessors; one that must see a capability's calls wraps the capability (the tracer wraps
 // OneSided with a ForwardingOneSided of its own).
 //
-// Room kept for groups and non-blocking collectives (their design):
-// - Groups: `std::unique_ptr<Communicator> split(int color, int key)`, a core method with
-//   MPI_Comm_split's semantics: collective over every rank; the ranks of one color form a new
-//   communicator, ranked by key and then by their rank here; a negative color gets nullptr. The
-//   caller owns the result, which must not outlive this one. Backends map its ranks onto their
-//   own (loopback and the simulator a rank table over the same world with the new
-//   communicator's tags kept apart, MPI MPI_Comm_split); ForwardingCommunicator forwards it and
-//   a decorator that sees operations (the tracer) wraps the child it returns in a decorator of
-//   its own, so a group's operations are traced too.
-// - Non-blocking collectives: not a method here but a handle in algorithms/ over the core. A
-//   collective starts as its schedules (schedule.hpp) held by a handle, and the executor plays
-//   a handle's next steps when the rank tests or waits on it; waiting on several plays their
-//   steps side by side, as execute() plays several schedules today. Straight-line code without
-//   threads or callbacks (SimGrid actors block), so every backend has them at once.
+// Groups: split(color, key) (below) has MPI_Comm_split's semantics and returns a communicator
+// of its own, with every core method and the capabilities its backend can offer there. Backends
+// map its ranks onto their own:
+//   loopback  - a rank table (group rank -> world rank) over the same LoopbackWorld; messages
+//               match by (communicator id, sender, receiver, tag), the id allocated once per
+//               (parent id, the parent's split count, color) in the world's shared state, so
+//               every member gets the same id without a message; (color, key) travel by an
+//               allgather over the parent in a context of its own that no user tag reaches;
+//   simulator - the same rank table and ids; mailboxes are named by the id too; (color, key)
+//               are exchanged through the simulation's shared state behind a SimGrid barrier,
+//               which costs no simulated time (sim/sim_communicator.hpp);
+//   MPI, CUDA - MPI_Comm_split; the child owns its MPI communicator.
+// ForwardingCommunicator forwards split; a decorator that sees operations wraps the child it
+// returns in a decorator of its own (the tracer, which records world ranks; the fault injector),
+// so a group's operations are traced and faulted too. A group learns its place in the machine's
+// grid from algorithms/group_grid.hpp.
+//
+// Room kept for non-blocking collectives (their design): not a method here but a handle in
+// algorithms/ over the core. A collective starts as its schedules (schedule.hpp) held by a
+// handle, and the executor plays a handle's next steps when the rank tests or waits on it;
+// waiting on several plays their steps side by side, as execute() plays several schedules today.
+// Straight-line code without threads or callbacks (SimGrid actors block), so every backend has
+// them at once.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "algorithms/error.hpp"
@@ -110,6 +120,12 @@ class Communicator {
   virtual StepPacing* step_pacing() { return nullptr; }
   virtual SwitchReduction* switch_reduction() { return nullptr; }
   virtual NativeLibrary* native_library() { return nullptr; }
+
+  // Groups, MPI_Comm_split's semantics: collective over every rank of this communicator; the
+  // ranks that pass one color form a new communicator, ranked by key and then by their rank
+  // here; a negative color gets nullptr (the rank is in no new group). The caller owns the
+  // result, which must not outlive this communicator.
+  virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
 };
 
 // RAII hold on scratch memory.

@@ -13,6 +13,9 @@
 // wait_all() as well if it needs to see those waits too.
 #pragma once
 
+#include <memory>
+#include <utility>
+
 #include "algorithms/communicator.hpp"
 #include "algorithms/one_sided.hpp"
 #include "algorithms/switch_reduction.hpp"
@@ -22,6 +25,9 @@ namespace ddl {
 class ForwardingCommunicator : public Communicator {
  public:
   explicit ForwardingCommunicator(Communicator& inner) : inner_(inner) {}
+  // Wraps and owns: a decorator's wrapper of a group it split off (communicator.hpp, Groups).
+  explicit ForwardingCommunicator(std::unique_ptr<Communicator> owned)
+      : inner_(*owned), owned_(std::move(owned)) {}
 
   Communicator& inner() { return inner_; }
 
@@ -50,9 +56,15 @@ class ForwardingCommunicator : public Communicator {
   StepPacing* step_pacing() override { return inner_.step_pacing(); }
   SwitchReduction* switch_reduction() override { return inner_.switch_reduction(); }
   NativeLibrary* native_library() override { return inner_.native_library(); }
+  std::unique_ptr<Communicator> split(int color, int key) override {
+    return inner_.split(color, key);
+  }
 
  protected:
   Communicator& inner_;
+
+ private:
+  std::unique_ptr<Communicator> owned_;  // inner_, where this wrapper owns it
 };
 
 // The same for the one-sided capability: the base of a decorator's wrapper of it.

@@ -2,11 +2,45 @@
 
 #include <utility>
 
+#include "algorithms/error.hpp"
+
 namespace ddl::harness {
 
 TracingCommunicator::TracingCommunicator(Communicator& inner, double clock_offset_s)
     : ForwardingCommunicator(inner), offset_s_(clock_offset_s) {
   if (OneSided* shared = inner.one_sided()) one_sided_.emplace(*shared, *this);
+}
+
+TracingCommunicator::TracingCommunicator(std::unique_ptr<Communicator> group, double clock_offset_s,
+                                         std::vector<int> world_ranks)
+    : ForwardingCommunicator(std::move(group)),
+      offset_s_(clock_offset_s),
+      world_ranks_(std::move(world_ranks)) {
+  if (OneSided* shared = inner_.one_sided()) one_sided_.emplace(*shared, *this);
+}
+
+std::unique_ptr<Communicator> TracingCommunicator::split(int color, int key) {
+  std::unique_ptr<Communicator> group = inner_.split(color, key);
+  if (!group) return nullptr;
+  const int me = group->rank();
+  std::vector<int> world(static_cast<std::size_t>(group->size()), -1);
+  world[static_cast<std::size_t>(me)] = world_rank(inner_.rank());
+  std::vector<Request> exchange;
+  for (int p = 0; p < group->size(); ++p) {
+    if (p == me) continue;
+    exchange.push_back(group->irecv(p, {&world[static_cast<std::size_t>(p)], sizeof(int)}, 0));
+    exchange.push_back(group->isend(p, {&world[static_cast<std::size_t>(me)], sizeof(int)}, 0));
+  }
+  group->wait_all(exchange);
+  for (int w : world)
+    if (w < 0)
+      throw InvalidArgument(
+          "tracing a group needs its members' world ranks, which travel as message data; this "
+          "backend moved none (a timing-only simulation: trace groups in payload mode)");
+  auto traced =
+      std::make_unique<TracingCommunicator>(std::move(group), offset_s_, std::move(world));
+  traced->set_context(algo_, size_, iteration_);
+  return traced;
 }
 
 void TracingCommunicator::set_context(const std::string& algo, std::size_t size, int iteration) {
@@ -41,9 +75,9 @@ TraceEvent& TracingCommunicator::begin(TraceKind kind, int peer, std::size_t byt
   e.algo = algo_;
   e.size = size_;
   e.iteration = iteration_;
-  e.rank = inner_.rank();
+  e.rank = world_rank(inner_.rank());
   e.kind = kind;
-  e.peer = peer;
+  e.peer = world_rank(peer);
   e.bytes = bytes;
   e.tag = tag;
   e.phase = phase_;

@@ -7,6 +7,14 @@
 // as the backend has it (ForwardingCommunicator): the switch's transfers are no rank's messages,
 // so a traced nvls shows only its rings and local work.
 //
+// Groups: split wraps the child in a tracer of its own, which keeps its own events (take them
+// from it as from this one) with the current context, and records ranks and peers as world
+// ranks, so a group's events merge with the world's into one trace of the same schema. It
+// learns them by an exchange over the child right after the split (every member sends its world
+// rank to every other, untraced): the data must move, so a timing-only simulation, whose
+// messages carry none, cannot trace a group (InvalidArgument), and on the simulator the exchange
+// costs the simulated time of those messages.
+//
 // Timing: a send, receive or compute starts when it is posted and ends when its wait returns
 // (so `end` is when this rank learned of the completion, never earlier than the completion
 // itself); reduce, copy, divide, get and put start and end around the inner call. Events are kept
@@ -16,6 +24,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -31,6 +40,9 @@ class TracingCommunicator : public ForwardingCommunicator {
   // Recorded times are (inner.now() + clock_offset_s) in microseconds: 0 on the simulator,
   // on real backends the offset that maps this rank's clock onto the common time base.
   explicit TracingCommunicator(Communicator& inner, double clock_offset_s = 0);
+  // A group's tracer, owning the group; world_ranks: each group rank's rank in the world.
+  TracingCommunicator(std::unique_ptr<Communicator> group, double clock_offset_s,
+                      std::vector<int> world_ranks);
   // The one-sided wrapper refers back to this object.
   TracingCommunicator(const TracingCommunicator&) = delete;
   TracingCommunicator& operator=(const TracingCommunicator&) = delete;
@@ -53,6 +65,7 @@ class TracingCommunicator : public ForwardingCommunicator {
   void set_phase(const char* phase, int dimension) override;
   OneSided* one_sided() override { return one_sided_ ? &*one_sided_ : nullptr; }
   StepPacing* step_pacing() override { return nullptr; }
+  std::unique_ptr<Communicator> split(int color, int key) override;
 
  private:
   // The wrapped backend's one-sided access, its copies recorded as get and put events.
@@ -79,10 +92,15 @@ class TracingCommunicator : public ForwardingCommunicator {
     call();
     events_[index].end_us = stamp_us();
   }
+  // A rank of the inner communicator as a world rank; -1 (local work) stays -1.
+  int world_rank(int rank) const {
+    return rank < 0 || world_ranks_.empty() ? rank : world_ranks_[static_cast<std::size_t>(rank)];
+  }
   // Keeps the event open until its request is waited; a null request completed already.
   Request track(Request r);
 
   const double offset_s_;
+  const std::vector<int> world_ranks_;  // by rank of the inner communicator; empty: the world
   std::string algo_;
   std::size_t size_ = 0;
   int iteration_ = 0;

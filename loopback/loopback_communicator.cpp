@@ -1,6 +1,7 @@
 #include "loopback/loopback_communicator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <exception>
 #include <thread>
@@ -22,15 +23,23 @@ void LoopbackWorld::abort(const std::string& why) {
   for (auto& w : wakeups_) w.notify_all();
 }
 
-std::uint64_t LoopbackWorld::post(int src, int dst, int tag, bool is_send, void* data,
-                                  std::size_t bytes, std::string what) {
+std::uint64_t LoopbackWorld::group_id(std::uint64_t parent, std::uint64_t index, int color) {
+  std::lock_guard lock(mutex_);
+  // Ids start after the world's 0; the first member to ask allocates, the others find it.
+  const auto [it, inserted] = group_ids_.try_emplace({parent, index, color}, group_ids_.size() + 1);
+  return it->second;
+}
+
+std::uint64_t LoopbackWorld::post(std::uint64_t context, int src, int dst, int tag, bool is_send,
+                                  void* data, std::size_t bytes, std::string what) {
   std::unique_lock lock(mutex_);
   const std::uint64_t id = next_id_++;
   ops_[id].what = std::move(what);
   ops_[id].owner = is_send ? src : dst;
-  auto& waiting = is_send ? recvs_[{src, dst, tag}] : sends_[{src, dst, tag}];
+  const Key key{context, src, dst, tag};
+  auto& waiting = is_send ? recvs_[key] : sends_[key];
   if (waiting.empty()) {
-    (is_send ? sends_ : recvs_)[{src, dst, tag}].push_back({id, data, bytes});
+    (is_send ? sends_ : recvs_)[key].push_back({id, data, bytes});
     return id;
   }
   const Pending other = waiting.front();
@@ -125,13 +134,34 @@ std::size_t LoopbackWorld::wait_any(int rank, std::span<const std::uint64_t> ids
   }
 }
 
-LoopbackCommunicator::LoopbackCommunicator(LoopbackWorld& world, int rank)
-    : world_(world),
-      rank_(rank),
-      pool_([](std::size_t bytes) { return ::operator new(bytes); },
-            [](void* p) { ::operator delete(p); }) {
-  DDL_CHECK(rank >= 0 && rank < world.size(), "loopback rank out of range");
+namespace {
+
+std::vector<int> all_ranks(int size) {
+  std::vector<int> ranks(static_cast<std::size_t>(std::max(size, 0)));
+  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
+  return ranks;
 }
+
+int world_rank_of(const std::vector<int>& members, int rank) {
+  DDL_CHECK(rank >= 0 && static_cast<std::size_t>(rank) < members.size(),
+            "loopback rank out of range");
+  return members[static_cast<std::size_t>(rank)];
+}
+
+}  // namespace
+
+LoopbackCommunicator::LoopbackCommunicator(LoopbackWorld& world, int rank)
+    : LoopbackCommunicator(world, 0, all_ranks(world.size()), rank) {}
+
+LoopbackCommunicator::LoopbackCommunicator(LoopbackWorld& world, std::uint64_t id,
+                                           std::vector<int> members, int rank)
+    : world_(world),
+      id_(id),
+      members_(std::move(members)),
+      rank_(rank),
+      world_rank_(world_rank_of(members_, rank)),
+      pool_([](std::size_t bytes) { return ::operator new(bytes); },
+            [](void* p) { ::operator delete(p); }) {}
 
 LoopbackCommunicator::~LoopbackCommunicator() = default;
 
@@ -145,26 +175,61 @@ void LoopbackCommunicator::check_peer(int peer, const char* op) const {
                           std::to_string(peer));
 }
 
+Request LoopbackCommunicator::post(int peer, void* data, std::size_t bytes, int tag, bool is_send,
+                                   bool internal) {
+  check_peer(peer, is_send ? "isend" : "irecv");
+  std::string what = std::string(is_send ? "send to" : "recv from") + " peer " +
+                     std::to_string(peer) + " tag " + std::to_string(tag) + " (" +
+                     std::to_string(bytes) + " bytes" +
+                     (id_ == 0 ? "" : ", group " + std::to_string(id_)) + ")";
+  const int there = members_[static_cast<std::size_t>(peer)];
+  return {world_.post(2 * id_ + (internal ? 1 : 0), is_send ? world_rank_ : there,
+                      is_send ? there : world_rank_, tag, is_send, data, bytes, std::move(what))};
+}
+
 Request LoopbackCommunicator::isend(int peer, ConstView data, int tag) {
-  check_peer(peer, "isend");
-  std::string what = "send to peer " + std::to_string(peer) + " tag " + std::to_string(tag) + " (" +
-                     std::to_string(data.bytes) + " bytes)";
-  return {world_.post(rank_, peer, tag, true, const_cast<void*>(data.data), data.bytes,
-                      std::move(what))};
+  return post(peer, const_cast<void*>(data.data), data.bytes, tag, true, false);
 }
 
 Request LoopbackCommunicator::irecv(int peer, MutView data, int tag) {
-  check_peer(peer, "irecv");
-  std::string what = "recv from peer " + std::to_string(peer) + " tag " + std::to_string(tag) +
-                     " (" + std::to_string(data.bytes) + " bytes)";
-  return {world_.post(peer, rank_, tag, false, data.data, data.bytes, std::move(what))};
+  return post(peer, data.data, data.bytes, tag, false, false);
 }
 
 void LoopbackCommunicator::wait(Request& r) {
   if (!r.pending()) return;
   const std::uint64_t id = r.id;
   r = {};
-  world_.wait(rank_, id);
+  world_.wait(world_rank_, id);
+}
+
+std::unique_ptr<Communicator> LoopbackCommunicator::split(int color, int key) {
+  const std::uint64_t index = splits_++;
+  // Every rank's (color, key), by an allgather in split's own context.
+  std::vector<std::array<int, 2>> all(members_.size());
+  all[static_cast<std::size_t>(rank_)] = {color, key};
+  std::vector<Request> exchange;
+  for (int p = 0; p < size(); ++p) {
+    if (p == rank_) continue;
+    exchange.push_back(post(p, &all[static_cast<std::size_t>(p)], sizeof all[0], 0, false, true));
+    exchange.push_back(
+        post(p, &all[static_cast<std::size_t>(rank_)], sizeof all[0], 0, true, true));
+  }
+  wait_all(exchange);
+  if (color < 0) return nullptr;
+  std::vector<int> order;  // this communicator's ranks of the color, in the new rank order
+  for (int p = 0; p < size(); ++p)
+    if (all[static_cast<std::size_t>(p)][0] == color) order.push_back(p);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return all[static_cast<std::size_t>(a)][1] < all[static_cast<std::size_t>(b)][1];
+  });
+  std::vector<int> members;
+  int new_rank = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == rank_) new_rank = static_cast<int>(i);
+    members.push_back(members_[static_cast<std::size_t>(order[i])]);
+  }
+  return std::unique_ptr<Communicator>(new LoopbackCommunicator(
+      world_, world_.group_id(id_, index, color), std::move(members), new_rank));
 }
 
 std::size_t LoopbackCommunicator::wait_any(std::span<Request> rs) {
@@ -172,7 +237,7 @@ std::size_t LoopbackCommunicator::wait_any(std::span<Request> rs) {
   for (const Request& r : rs) ids.push_back(r.id);
   DDL_CHECK(std::any_of(ids.begin(), ids.end(), [](std::uint64_t id) { return id != 0; }),
             "wait_any without a pending request");
-  const std::size_t done = world_.wait_any(rank_, ids);
+  const std::size_t done = world_.wait_any(world_rank_, ids);
   rs[done] = {};
   return done;
 }
@@ -228,7 +293,7 @@ Request LoopbackCommunicator::compute(double seconds) {
   const auto ready = std::chrono::steady_clock::now() +
                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                          std::chrono::duration<double>(seconds));
-  return {world_.post_timer(rank_, ready)};
+  return {world_.post_timer(world_rank_, ready)};
 }
 
 void run_ranks(int size, const std::function<void(Communicator&)>& fn,

@@ -2,6 +2,13 @@
 // The test backend: every algorithm is checked here over ranks x counts x dtypes before it
 // meets SimGrid or MPI. Sends are rendezvous (a send completes when its receive has copied
 // the data), as large messages are on real transports, so buffer-reuse bugs show up.
+//
+// Groups (split): a child is a rank table (group rank -> world rank) over the same world.
+// Messages match by (context, sender, receiver, tag) in world ranks; communicator id c sends
+// its users' messages in context 2c and split's own exchange of (color, key) in context 2c + 1,
+// which no user tag reaches. The world communicators have id 0; a child's id is allocated by
+// the world once per (parent id, the parent's split count, color), which every member asks
+// with the same values because split is collective: ids agree without a message.
 #pragma once
 
 #include <chrono>
@@ -53,10 +60,13 @@ class LoopbackWorld {
     void* data;  // const for sends
     std::size_t bytes;
   };
-  using Key = std::tuple<int, int, int>;  // sender, receiver, tag
+  using Key = std::tuple<std::uint64_t, int, int, int>;  // context, sender, receiver, tag
 
-  std::uint64_t post(int src, int dst, int tag, bool is_send, void* data, std::size_t bytes,
-                     std::string what);
+  // src and dst are world ranks.
+  std::uint64_t post(std::uint64_t context, int src, int dst, int tag, bool is_send, void* data,
+                     std::size_t bytes, std::string what);
+  // The id of the group of `color` that the `index`-th split of communicator `parent` makes.
+  std::uint64_t group_id(std::uint64_t parent, std::uint64_t index, int color);
   void wait(int rank, std::uint64_t id);
   // The index of the first of `ids` (0: none) that completed, waited as wait() waits for it.
   std::size_t wait_any(int rank, std::span<const std::uint64_t> ids);
@@ -74,16 +84,18 @@ class LoopbackWorld {
   std::string abort_reason_;
   std::unordered_map<std::uint64_t, Op> ops_;
   std::map<Key, std::deque<Pending>> sends_, recvs_;
+  std::map<std::tuple<std::uint64_t, std::uint64_t, int>, std::uint64_t> group_ids_;
 };
 
 // Threads of one process share all memory: one-sided get/put are copies, to every peer.
 class LoopbackCommunicator : public Communicator, public OneSided {
  public:
+  // Rank `rank` of the whole world.
   LoopbackCommunicator(LoopbackWorld& world, int rank);
   ~LoopbackCommunicator() override;
 
   int rank() const override { return rank_; }
-  int size() const override { return world_.size(); }
+  int size() const override { return static_cast<int>(members_.size()); }
   double now() override;
   Request isend(int peer, ConstView data, int tag) override;
   Request irecv(int peer, MutView data, int tag) override;
@@ -96,6 +108,7 @@ class LoopbackCommunicator : public Communicator, public OneSided {
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
   OneSided* one_sided() override { return this; }
+  std::unique_ptr<Communicator> split(int color, int key) override;
 
   bool shares_memory_with(int peer) const override;
   std::size_t eager_limit() const override { return 0; }  // not reported: priced as eager
@@ -104,11 +117,19 @@ class LoopbackCommunicator : public Communicator, public OneSided {
   void put(int peer, const MemoryHandle& remote, std::size_t offset, ConstView local) override;
 
  private:
+  LoopbackCommunicator(LoopbackWorld& world, std::uint64_t id, std::vector<int> members, int rank);
   void check_peer(int peer, const char* op) const;
+  // A message to or from group rank `peer` in this communicator's users' context (internal:
+  // split's own).
+  Request post(int peer, void* data, std::size_t bytes, int tag, bool is_send, bool internal);
 
   LoopbackWorld& world_;
+  const std::uint64_t id_;
+  const std::vector<int> members_;  // group rank -> world rank
   const int rank_;
-  ScratchPool pool_;  // grow-only: scratch is allocated once and reused
+  const int world_rank_;
+  std::uint64_t splits_ = 0;  // splits made of this communicator so far (the same on every rank)
+  ScratchPool pool_;          // grow-only: scratch is allocated once and reused
 };
 
 // Run fn on `size` threads, one LoopbackCommunicator each. If any rank throws, the world is

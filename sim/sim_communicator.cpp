@@ -42,13 +42,26 @@ std::string describe(int rank, const char* op, int peer, int tag, std::size_t by
          std::to_string(tag) + " (" + std::to_string(bytes) + " bytes)";
 }
 
+std::vector<int> all_ranks(int size) {
+  std::vector<int> ranks(static_cast<std::size_t>(size));
+  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
+  return ranks;
+}
+
 }  // namespace
 
 SimCommunicator::SimCommunicator(const SimWorld& world, int rank)
+    : SimCommunicator(world, 0, all_ranks(world.platform->ranks()), rank) {}
+
+SimCommunicator::SimCommunicator(const SimWorld& world, std::uint64_t id, std::vector<int> members,
+                                 int group_rank)
     : world_(world),
-      rank_(rank),
-      size_(world.platform->ranks()),
-      memory_bandwidth_(world.platform->memory_bandwidth.at(static_cast<std::size_t>(rank))),
+      id_(id),
+      members_(std::move(members)),
+      group_rank_(group_rank),
+      rank_(members_.at(static_cast<std::size_t>(group_rank))),
+      size_(static_cast<int>(members_.size())),
+      memory_bandwidth_(world.platform->memory_bandwidth.at(static_cast<std::size_t>(rank_))),
       pool_(
           [this](std::size_t bytes) {
             return world_.payload ? ::operator new(bytes) : fake_range(bytes);
@@ -59,7 +72,8 @@ SimCommunicator::SimCommunicator(const SimWorld& world, int rank)
       next_address_(kFirstFakeAddress),
       track_peer_read_(!world.platform->peer_read_factors.empty()),
       extrapolate_(world.platform->extrapolate_steps && !world.payload && !track_peer_read_),
-      pacing_(*world.runs, *world.platform->extrapolation, rank, size_) {}
+      pacing_(id == 0 ? *world.runs : world.groups->runs[id], *world.platform->extrapolation,
+              group_rank_, size_) {}
 
 SimCommunicator::~SimCommunicator() {
   // Payload blocks of receives never waited for (an aborted run) would leak otherwise.
@@ -71,10 +85,12 @@ double SimCommunicator::now() {
   return simgrid::s4u::Engine::get_clock();
 }
 
-void SimCommunicator::check_peer(int peer, const char* op) const {
-  if (peer < 0 || peer >= size_ || peer == rank_)
-    throw InvalidArgument("rank " + std::to_string(rank_) + ": " + op + " with invalid peer " +
-                          std::to_string(peer) + " (world size " + std::to_string(size_) + ")");
+int SimCommunicator::check_peer(int peer, const char* op) const {
+  if (peer < 0 || peer >= size_ || peer == group_rank_)
+    throw InvalidArgument("rank " + std::to_string(group_rank_) + ": " + op +
+                          " with invalid peer " + std::to_string(peer) + " (" +
+                          (id_ == 0 ? "world" : "group") + " size " + std::to_string(size_) + ")");
+  return members_[static_cast<std::size_t>(peer)];
 }
 
 simgrid::s4u::Mailbox* SimCommunicator::mailbox(int src, int dst, int tag) {
@@ -84,8 +100,9 @@ simgrid::s4u::Mailbox* SimCommunicator::mailbox(int src, int dst, int tag) {
                             (src == rank_ ? 1u : 0u);
   auto [it, inserted] = mailboxes_.try_emplace(key, nullptr);
   if (inserted)
-    it->second = simgrid::s4u::Mailbox::by_name("ddl:" + std::to_string(src) + ">" +
-                                                std::to_string(dst) + "#" + std::to_string(tag));
+    it->second = simgrid::s4u::Mailbox::by_name(
+        "ddl:" + (id_ == 0 ? "" : "g" + std::to_string(id_) + ":") + std::to_string(src) + ">" +
+        std::to_string(dst) + "#" + std::to_string(tag));
   return it->second;
 }
 
@@ -117,8 +134,8 @@ SimCommunicator::Slot& SimCommunicator::slot_of(const Request& r) {
   return slots_[index];
 }
 
-Request SimCommunicator::isend(int peer, ConstView data, int tag) {
-  check_peer(peer, "isend");
+Request SimCommunicator::isend(int group_peer, ConstView data, int tag) {
+  const int peer = check_peer(group_peer, "isend");
   void* payload = encode_size(data.bytes);
   if (world_.payload) {
     if (data.data == nullptr && data.bytes > 0)
@@ -155,8 +172,8 @@ Request SimCommunicator::isend(int peer, ConstView data, int tag) {
   return r;
 }
 
-Request SimCommunicator::irecv(int peer, MutView data, int tag) {
-  check_peer(peer, "irecv");
+Request SimCommunicator::irecv(int group_peer, MutView data, int tag) {
+  const int peer = check_peer(group_peer, "irecv");
   if (world_.payload && data.data == nullptr && data.bytes > 0)
     throw InvalidArgument(describe(rank_, "irecv from", peer, tag, data.bytes) +
                           ": null data in payload mode");
@@ -316,22 +333,24 @@ void SimCommunicator::copy(MutView dst, ConstView src) {
   spend_memory_time(2.0 * static_cast<double>(dst.bytes), dst.bytes);
 }
 
-bool SimCommunicator::shares_memory_with(int peer) const {
+bool SimCommunicator::shares_memory_with(int group_peer) const {
   const std::vector<HostPlace>& places = world_.platform->places;
-  return peer >= 0 && peer < size_ && peer != rank_ && !places.empty() &&
-         places[static_cast<std::size_t>(peer)].node ==
-             places[static_cast<std::size_t>(rank_)].node;
+  if (group_peer < 0 || group_peer >= size_ || group_peer == group_rank_ || places.empty())
+    return false;
+  const int peer = members_[static_cast<std::size_t>(group_peer)];
+  return places[static_cast<std::size_t>(peer)].node ==
+         places[static_cast<std::size_t>(rank_)].node;
 }
 
 MemoryHandle SimCommunicator::handle(MutView buffer) {
   return {address(buffer.data), buffer.bytes, static_cast<std::uint64_t>(rank_)};
 }
 
-void SimCommunicator::remote_copy(bool is_get, int peer, const MemoryHandle& remote,
+void SimCommunicator::remote_copy(bool is_get, int group_peer, const MemoryHandle& remote,
                                   std::size_t offset, void* local, std::size_t bytes) {
   const char* op = is_get ? "get" : "put";
-  check_peer(peer, op);
-  if (!shares_memory_with(peer))
+  const int peer = check_peer(group_peer, op);
+  if (!shares_memory_with(group_peer))
     throw InvalidArgument(std::string(op) + ": rank " + std::to_string(rank_) +
                           " does not share memory with rank " + std::to_string(peer) +
                           " (another node of the platform)");
@@ -390,6 +409,47 @@ Request SimCommunicator::compute(double seconds) {
     throw BackendError("rank " + std::to_string(rank_) + ": compute: " + e.what());
   }
   return r;
+}
+
+std::unique_ptr<Communicator> SimCommunicator::split(int color, int key) {
+  const std::uint64_t index = splits_++;
+  SimGroups& groups = *world_.groups;
+  const std::pair<std::uint64_t, std::uint64_t> at{id_, index};
+  // The first rank to arrive opens the table; actors run one at a time, so no lock.
+  SimGroups::Exchange& opened = groups.exchanges[at];
+  if (!opened.barrier) {
+    opened.barrier = simgrid::s4u::Barrier::create(static_cast<unsigned>(size_));
+    opened.color_key.resize(static_cast<std::size_t>(size_));
+    opened.readers_left = size_;
+  }
+  opened.color_key[static_cast<std::size_t>(group_rank_)] = {color, key};
+  const simgrid::s4u::BarrierPtr barrier = opened.barrier;
+  try {
+    barrier->wait();
+  } catch (const simgrid::Exception& e) {
+    throw BackendError("rank " + std::to_string(group_rank_) + ": split: " + e.what());
+  }
+  SimGroups::Exchange& full = groups.exchanges.at(at);
+  const std::vector<std::array<int, 2>> all = full.color_key;
+  if (--full.readers_left == 0) groups.exchanges.erase(at);
+  if (color < 0) return nullptr;
+  std::vector<int> order;  // this communicator's ranks of the color, in the new rank order
+  for (int p = 0; p < size_; ++p)
+    if (all[static_cast<std::size_t>(p)][0] == color) order.push_back(p);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return all[static_cast<std::size_t>(a)][1] < all[static_cast<std::size_t>(b)][1];
+  });
+  std::vector<int> members;
+  int new_rank = 0;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == group_rank_) new_rank = static_cast<int>(i);
+    members.push_back(members_[static_cast<std::size_t>(order[i])]);
+  }
+  // Ids start after the world's 0; the first member to ask allocates, the others find it.
+  const std::uint64_t id =
+      groups.ids.try_emplace({id_, index, color}, groups.ids.size() + 1).first->second;
+  return std::unique_ptr<Communicator>(
+      new SimCommunicator(world_, id, std::move(members), new_rank));
 }
 
 std::vector<int> SimCommunicator::switch_domain(int level) const {

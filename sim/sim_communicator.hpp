@@ -35,6 +35,21 @@
 // Step extrapolation (sim/step_extrapolation.hpp): the rank's SimStepPacing, offered as
 // step_pacing() only where the platform allows it, in timing-only mode.
 //
+// Groups (split): a child is a rank table (group rank -> world rank) over the same SimWorld. The
+// platform is indexed by world rank throughout (hosts, routes, memory bandwidth, places), so a
+// peer given as a group rank is translated once, where it enters (isend, irecv, get, put,
+// shares_memory_with). A child's mailboxes carry its communicator id in their names
+// ("ddl:g<id>:src>dst#tag"), so its messages never meet the parent's or a sibling group's with
+// the same tag. Ids are allocated in the shared state per (parent id, the parent's split count,
+// color), the same on every member since split is collective. split's exchange of (color, key)
+// goes through the shared state as well (actors run one at a time, so no lock), behind a SimGrid
+// barrier over the parent's ranks: it costs no simulated time, and a split therefore aligns the
+// parent's ranks in time as a barrier would. A child paces its steps (step_pacing) with run
+// records of its own, so its runs are never confused with the world's. It has no in-switch
+// reduction (nullptr): a switch reduces over every world rank of its domain and matches their
+// operations by arrival, without a communicator, so a group's switch collective would wait for
+// ranks outside it or cross-match with the parent's.
+//
 // Receives into bytes the rank last sent (platform ddl_peer_read_factors, see platform.hpp;
 // the peer-read rule of algorithms/step_semantics.hpp, which the cost model prices alike): the
 // rank keeps the set of bytes it has sent from and not written since (a receive, reduce, copy
@@ -46,11 +61,15 @@
 // Platforms without the property keep no set at all.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <simgrid/s4u.hpp>
+#include <tuple>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "algorithms/communicator.hpp"
@@ -72,6 +91,19 @@ struct PendingCaps {
   std::deque<double> caps;             // of receives posted before their sends, oldest first
 };
 
+// What the ranks of one simulation share for their groups (see SimCommunicator: groups).
+struct SimGroups {
+  // One split in progress: every rank's (color, key) by its rank in the parent.
+  struct Exchange {
+    simgrid::s4u::BarrierPtr barrier;
+    std::vector<std::array<int, 2>> color_key;
+    int readers_left = 0;  // the last rank to read the table removes it
+  };
+  std::map<std::pair<std::uint64_t, std::uint64_t>, Exchange> exchanges;       // (parent id, split)
+  std::map<std::tuple<std::uint64_t, std::uint64_t, int>, std::uint64_t> ids;  // + color
+  std::unordered_map<std::uint64_t, RunRecords> runs;  // each group's, by id
+};
+
 // What every rank of one simulation shares.
 struct SimWorld {
   const Platform* platform = nullptr;
@@ -82,16 +114,18 @@ struct SimWorld {
   std::shared_ptr<RunRecords> runs = std::make_shared<RunRecords>();
   // By index in platform->switches, grown on first use.
   std::shared_ptr<std::vector<SwitchState>> switches = std::make_shared<std::vector<SwitchState>>();
+  std::shared_ptr<SimGroups> groups = std::make_shared<SimGroups>();
 };
 
 class SimCommunicator : public Communicator, public OneSided, public SwitchReduction {
  public:
+  // Rank `rank` of the whole world.
   SimCommunicator(const SimWorld& world, int rank);
   ~SimCommunicator() override;
   SimCommunicator(const SimCommunicator&) = delete;
   SimCommunicator& operator=(const SimCommunicator&) = delete;
 
-  int rank() const override { return rank_; }
+  int rank() const override { return group_rank_; }
   int size() const override { return size_; }
   double now() override;
 
@@ -108,7 +142,8 @@ class SimCommunicator : public Communicator, public OneSided, public SwitchReduc
   Request compute(double seconds) override;
   OneSided* one_sided() override { return this; }
   StepPacing* step_pacing() override { return extrapolate_ ? &pacing_ : nullptr; }
-  SwitchReduction* switch_reduction() override { return this; }
+  SwitchReduction* switch_reduction() override { return id_ == 0 ? this : nullptr; }
+  std::unique_ptr<Communicator> split(int color, int key) override;
 
   bool shares_memory_with(int peer) const override;
   std::size_t eager_limit() const override { return 0; }  // no transport: nothing to report
@@ -138,8 +173,12 @@ class SimCommunicator : public Communicator, public OneSided, public SwitchReduc
     Kind kind = Kind::free;
   };
 
+  SimCommunicator(const SimWorld& world, std::uint64_t id, std::vector<int> members,
+                  int group_rank);
+  // src and dst are world ranks.
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int tag);
-  void check_peer(int peer, const char* op) const;
+  // Checks a peer given as a rank of this communicator and returns its world rank.
+  int check_peer(int peer, const char* op) const;
   Request take_slot(Kind kind, int peer, int tag, Slot*& slot);
   Slot& slot_of(const Request& r);
   void finish_recv(Slot& s);
@@ -152,8 +191,12 @@ class SimCommunicator : public Communicator, public OneSided, public SwitchReduc
   void* fake_range(std::size_t bytes);
 
   const SimWorld& world_;
-  const int rank_;
+  const std::uint64_t id_;          // 0: the world
+  const std::vector<int> members_;  // group rank -> world rank
+  const int group_rank_;
+  const int rank_;  // in the world: the platform's index of this rank
   const int size_;
+  std::uint64_t splits_ = 0;  // splits made of this communicator so far (the same on every rank)
   const double memory_bandwidth_;
   std::unordered_map<std::uint64_t, simgrid::s4u::Mailbox*> mailboxes_;
   std::deque<Slot> slots_;  // a deque: get_async keeps a pointer into a slot

@@ -5,7 +5,9 @@
 // others fail while a listed method does not reach the wrapped backend through the forwarder
 // (a method with a default would otherwise silently run the default instead of the backend's).
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -17,6 +19,7 @@
 #include "algorithms/step_pacing.hpp"
 #include "harness/tracing_communicator.hpp"
 #include "loopback/fault_injecting_communicator.hpp"
+#include "loopback/loopback_communicator.hpp"
 
 namespace {
 
@@ -39,7 +42,8 @@ const std::set<std::string> kCore = {"rank",
                                      "one_sided",
                                      "step_pacing",
                                      "switch_reduction",
-                                     "native_library"};
+                                     "native_library",
+                                     "split"};
 const std::set<std::string> kOneSided = {"shares_memory_with", "eager_limit", "handle", "get",
                                          "put"};
 const std::set<std::string> kStepPacing = {"begin_alike_run", "alike_step_done"};
@@ -102,6 +106,7 @@ class Recorder : public ddl::Communicator,
   ddl::StepPacing* step_pacing() override { return log("step_pacing"), this; }
   ddl::SwitchReduction* switch_reduction() override { return log("switch_reduction"), this; }
   ddl::NativeLibrary* native_library() override { return log("native_library"), this; }
+  std::unique_ptr<ddl::Communicator> split(int, int) override { return log("split"), nullptr; }
 
   bool shares_memory_with(int) const override { return log("shares_memory_with"), true; }
   std::size_t eager_limit() const override { return log("eager_limit"), 4321; }
@@ -182,6 +187,7 @@ void call_everything(ddl::Communicator& c) {
   }
   if (ddl::SwitchReduction* s = c.switch_reduction()) call_switch_reduction(*s);
   if (ddl::NativeLibrary* n = c.native_library()) call_native_library(*n);
+  CHECK(c.split(-1, 0) == nullptr);
 }
 
 // Each name of `tables` once.
@@ -266,4 +272,45 @@ TEST_CASE("the decorators reach the wrapped backend for what they do not change"
       ++one_sided;
     }
   CHECK(one_sided == 2);
+}
+
+TEST_CASE("a group split off a decorator is decorated too", "[harness][forwarding][groups]") {
+  // Strided pairs {0, 2} and {1, 3}: the group's tracer records world ranks, not group ranks.
+  std::vector<std::vector<ddl::harness::TraceEvent>> events(4);
+  ddl::run_ranks(4, [&](ddl::Communicator& world) {
+    ddl::harness::TracingCommunicator traced(world);
+    const std::unique_ptr<ddl::Communicator> pair = traced.split(world.rank() % 2, world.rank());
+    REQUIRE(pair);
+    int mine = world.rank(), theirs = -1;
+    ddl::Request rs[] = {pair->isend(1 - pair->rank(), {&mine, sizeof mine}, 9),
+                         pair->irecv(1 - pair->rank(), {&theirs, sizeof theirs}, 9)};
+    pair->wait_all(rs);
+    CHECK(theirs == (world.rank() + 2) % 4);
+    events[static_cast<std::size_t>(world.rank())] =
+        dynamic_cast<ddl::harness::TracingCommunicator&>(*pair).take_events();
+  });
+  for (int r = 0; r < 4; ++r) {
+    const auto& mine = events[static_cast<std::size_t>(r)];
+    REQUIRE(mine.size() == 2);
+    for (const ddl::harness::TraceEvent& e : mine) {
+      CHECK(e.rank == r);
+      CHECK(e.peer == (r + 2) % 4);
+      CHECK(e.tag == 9);
+    }
+  }
+  // The fault injector's group delays its sends as the world's do.
+  ddl::run_ranks(2, [](ddl::Communicator& world) {
+    ddl::FaultInjectingCommunicator::Faults faults;
+    faults.send_delay = std::chrono::milliseconds(20);
+    ddl::FaultInjectingCommunicator faulty(world, faults);
+    const std::unique_ptr<ddl::Communicator> group = faulty.split(0, -world.rank());
+    REQUIRE(group);
+    CHECK(group->rank() == 1 - world.rank());
+    int x = 0;
+    const double start = group->now();
+    ddl::Request r = group->rank() == 0 ? group->isend(1, {&x, sizeof x}, 0)
+                                        : group->irecv(0, {&x, sizeof x}, 0);
+    group->wait(r);
+    if (group->rank() == 0) CHECK(group->now() - start >= 0.02);
+  });
 }

@@ -122,6 +122,27 @@ CudaCommunicator::CudaCommunicator(MPI_Comm comm, const CudaConfig& config)
     : impl_(std::make_unique<Impl>(comm, config)) {}
 CudaCommunicator::~CudaCommunicator() = default;
 
+std::unique_ptr<Communicator> CudaCommunicator::split(int color, int key) {
+  MPI_Comm part = MPI_COMM_NULL;
+  {
+    const WatchdogGuard guard(impl_->config.timeout_s, "MPI_Comm_split (split)");
+    check_mpi(MPI_Comm_split(impl_->mpi.comm(), color < 0 ? MPI_UNDEFINED : color, key, &part),
+              "MPI_Comm_split");
+  }
+  if (part == MPI_COMM_NULL) return nullptr;
+  CudaConfig config = impl_->config;
+  config.transport = impl_->transport;  // as resolved here, so every child agrees with the parent
+  std::unique_ptr<Communicator> child;
+  try {
+    child = std::make_unique<CudaCommunicator>(part, config);
+  } catch (...) {
+    MPI_Comm_free(&part);
+    throw;
+  }
+  MPI_Comm_free(&part);
+  return child;
+}
+
 int CudaCommunicator::rank() const {
   return impl_->mpi.rank();
 }

@@ -55,6 +55,10 @@ class CudaCommunicator : public Communicator {
   MutView acquire_scratch(std::size_t bytes) override;
   void release_scratch(MutView scratch) override;
   Request compute(double seconds) override;
+  // MPI_Comm_split over this communicator's MPI ranks; the child is a CudaCommunicator of the
+  // same configuration and transport (an NCCL transport makes the child an NCCL communicator of
+  // its own), on its own duplicate of the split communicator.
+  std::unique_ptr<Communicator> split(int color, int key) override;
 
   DeviceTransport transport() const;
   std::string transport_name() const;

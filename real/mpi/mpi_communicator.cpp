@@ -160,6 +160,26 @@ MpiCommunicator::~MpiCommunicator() {
   if (!finalized && comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
 }
 
+std::unique_ptr<Communicator> MpiCommunicator::split(int color, int key) {
+  MPI_Comm part = MPI_COMM_NULL;
+  {
+    const WatchdogGuard guard(timeout_s_, "MPI_Comm_split (split)");
+    check_mpi(MPI_Comm_split(comm_, color < 0 ? MPI_UNDEFINED : color, key, &part),
+              "MPI_Comm_split");
+  }
+  if (part == MPI_COMM_NULL) return nullptr;
+  // The child works on its own duplicate of `part`, as every MpiCommunicator does.
+  std::unique_ptr<Communicator> child;
+  try {
+    child = std::make_unique<MpiCommunicator>(part, timeout_s_);
+  } catch (...) {
+    MPI_Comm_free(&part);
+    throw;
+  }
+  MPI_Comm_free(&part);
+  return child;
+}
+
 void MpiCommunicator::set_timeout(double seconds) {
   if (!(seconds > 0))
     throw InvalidArgument("timeout must be positive, got " + seconds_text(seconds));

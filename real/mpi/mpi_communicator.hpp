@@ -12,7 +12,10 @@
 // once per grid and kept for the communicator's life.
 //
 // The communicator works on its own duplicate of the given MPI communicator, with
-// MPI_ERRORS_RETURN set, so every MPI failure passes through check_mpi() once.
+// MPI_ERRORS_RETURN set, so every MPI failure passes through check_mpi() once. split is
+// MPI_Comm_split (bounded by the timeout like every collective here); the child is an
+// MpiCommunicator over its own duplicate of the result, freed in its destructor, with the
+// parent's timeout.
 #pragma once
 
 #include <mpi.h>
@@ -55,6 +58,7 @@ class MpiCommunicator : public Communicator, public OneSided, public NativeLibra
   Request compute(double seconds) override;
   OneSided* one_sided() override { return this; }
   NativeLibrary* native_library() override { return this; }
+  std::unique_ptr<Communicator> split(int color, int key) override;
 
   bool shares_memory_with(int peer) const override;
   MemoryHandle handle(MutView buffer) override;
