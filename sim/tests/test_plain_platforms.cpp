@@ -196,5 +196,5 @@ TEST_CASE("every shipped platform and good fixture passes ddl's checks", "[sim][
       CHECK(r.out.rfind("0 ", 0) == 0);
       ++files;
     }
-  CHECK(files == 37);
+  CHECK(files == 38);
 }
