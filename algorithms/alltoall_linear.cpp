@@ -9,7 +9,6 @@
 // 2/3 γ p B (the copy).
 #include "algorithms/collectives.hpp"
 #include "algorithms/out_of_place.hpp"
-#include "algorithms/schedule_cost.hpp"
 
 namespace ddl {
 
@@ -31,20 +30,11 @@ Schedule linear_step(int p, int r, std::size_t block) {
 void alltoall_linear(Communicator& comm, MutView buf, DType type, ReduceOp op,
                      const Options& opts) {
   (void)op;  // nothing is reduced
-  const int p = comm.size();
-  const std::size_t block = alltoall_block_bytes(element_count(buf, type), p, dtype_size(type));
-  if (p == 1 || block == 0) return;
-  run_out_of_place(comm, buf, block * static_cast<std::size_t>(p), type,
-                   linear_step(p, comm.rank(), block), opts.segment_bytes, opts.tag_base);
+  run_alltoall(comm, buf, type, opts, linear_step);
 }
 
 double alltoall_linear_cost(const CostQuery& q) {
-  const int p = q.dims.rank_count();
-  const std::size_t block = q.bytes / static_cast<std::size_t>(p);
-  if (p == 1 || block == 0) return 0;
-  return price_schedules(q,
-                         [&](int r) { return std::vector<Schedule>{linear_step(p, r, block)}; }) +
-         local_copy_cost(q.params, block * static_cast<std::size_t>(p));
+  return alltoall_cost(q, linear_step);
 }
 
 }  // namespace ddl

@@ -8,7 +8,6 @@
 // Cost: (p-1) (α + B β) + 2/3 γ p B (the copy).
 #include "algorithms/collectives.hpp"
 #include "algorithms/out_of_place.hpp"
-#include "algorithms/schedule_cost.hpp"
 
 namespace ddl {
 
@@ -32,20 +31,11 @@ Schedule pairwise_steps(int p, int r, std::size_t block) {
 void alltoall_pairwise(Communicator& comm, MutView buf, DType type, ReduceOp op,
                        const Options& opts) {
   (void)op;  // nothing is reduced
-  const int p = comm.size();
-  const std::size_t block = alltoall_block_bytes(element_count(buf, type), p, dtype_size(type));
-  if (p == 1 || block == 0) return;
-  run_out_of_place(comm, buf, block * static_cast<std::size_t>(p), type,
-                   pairwise_steps(p, comm.rank(), block), opts.segment_bytes, opts.tag_base);
+  run_alltoall(comm, buf, type, opts, pairwise_steps);
 }
 
 double alltoall_pairwise_cost(const CostQuery& q) {
-  const int p = q.dims.rank_count();
-  const std::size_t block = q.bytes / static_cast<std::size_t>(p);
-  if (p == 1 || block == 0) return 0;
-  return price_schedules(
-             q, [&](int r) { return std::vector<Schedule>{pairwise_steps(p, r, block)}; }) +
-         local_copy_cost(q.params, block * static_cast<std::size_t>(p));
+  return alltoall_cost(q, pairwise_steps);
 }
 
 }  // namespace ddl

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "algorithms/cost_params.hpp"
+#include "algorithms/registry.hpp"
 #include "algorithms/schedule.hpp"
 
 namespace ddl {
@@ -23,5 +24,14 @@ double local_copy_cost(const CostParams& params, std::size_t bytes);
 // alltoall's block: count / p elements in bytes (nccl-tests' convention: the remainder of the
 // count stays where it is).
 std::size_t alltoall_block_bytes(std::size_t count, int ranks, std::size_t elem_size);
+
+// An all-to-all that is one schedule over the buffer's blocks (pairwise, linear): rank r's steps
+// of p ranks exchanging blocks of `block` bytes at offset j * block for rank j.
+using AlltoallSteps = Schedule (*)(int p, int r, std::size_t block);
+// Runs it out of place on the first p blocks of `buf` (nothing when a block is empty).
+void run_alltoall(Communicator& comm, MutView buf, DType type, const Options& opts,
+                  AlltoallSteps steps);
+// Its price: the schedules' over the query's network plus the copy of the p blocks.
+double alltoall_cost(const CostQuery& q, AlltoallSteps steps);
 
 }  // namespace ddl

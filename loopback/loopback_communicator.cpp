@@ -8,6 +8,7 @@
 
 #include "algorithms/error.hpp"
 #include "algorithms/host_reduce.hpp"
+#include "algorithms/split_members.hpp"
 
 namespace ddl {
 
@@ -216,20 +217,9 @@ std::unique_ptr<Communicator> LoopbackCommunicator::split(int color, int key) {
   }
   wait_all(exchange);
   if (color < 0) return nullptr;
-  std::vector<int> order;  // this communicator's ranks of the color, in the new rank order
-  for (int p = 0; p < size(); ++p)
-    if (all[static_cast<std::size_t>(p)][0] == color) order.push_back(p);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return all[static_cast<std::size_t>(a)][1] < all[static_cast<std::size_t>(b)][1];
-  });
-  std::vector<int> members;
-  int new_rank = 0;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (order[i] == rank_) new_rank = static_cast<int>(i);
-    members.push_back(members_[static_cast<std::size_t>(order[i])]);
-  }
+  SplitGroup group = split_members(all, members_, rank_, color);
   return std::unique_ptr<Communicator>(new LoopbackCommunicator(
-      world_, world_.group_id(id_, index, color), std::move(members), new_rank));
+      world_, world_.group_id(id_, index, color), std::move(group.members), group.rank));
 }
 
 std::size_t LoopbackCommunicator::wait_any(std::span<Request> rs) {

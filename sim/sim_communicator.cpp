@@ -9,6 +9,7 @@
 
 #include "algorithms/error.hpp"
 #include "algorithms/host_reduce.hpp"
+#include "algorithms/split_members.hpp"
 
 namespace ddl::sim {
 
@@ -433,23 +434,12 @@ std::unique_ptr<Communicator> SimCommunicator::split(int color, int key) {
   const std::vector<std::array<int, 2>> all = full.color_key;
   if (--full.readers_left == 0) groups.exchanges.erase(at);
   if (color < 0) return nullptr;
-  std::vector<int> order;  // this communicator's ranks of the color, in the new rank order
-  for (int p = 0; p < size_; ++p)
-    if (all[static_cast<std::size_t>(p)][0] == color) order.push_back(p);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return all[static_cast<std::size_t>(a)][1] < all[static_cast<std::size_t>(b)][1];
-  });
-  std::vector<int> members;
-  int new_rank = 0;
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    if (order[i] == group_rank_) new_rank = static_cast<int>(i);
-    members.push_back(members_[static_cast<std::size_t>(order[i])]);
-  }
+  SplitGroup group = split_members(all, members_, group_rank_, color);
   // Ids start after the world's 0; the first member to ask allocates, the others find it.
   const std::uint64_t id =
       groups.ids.try_emplace({id_, index, color}, groups.ids.size() + 1).first->second;
   return std::unique_ptr<Communicator>(
-      new SimCommunicator(world_, id, std::move(members), new_rank));
+      new SimCommunicator(world_, id, std::move(group.members), group.rank));
 }
 
 std::vector<int> SimCommunicator::switch_domain(int level) const {

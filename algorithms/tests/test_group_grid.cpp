@@ -1,8 +1,11 @@
-// group_grid: a group's own grid from the machine's grid and its members.
+// group_grid: a group's own grid from the machine's grid and its members; split_members: the
+// group a split makes of every rank's color and key.
+#include <array>
 #include <catch2/catch.hpp>
 
 #include "algorithms/error.hpp"
 #include "algorithms/group_grid.hpp"
+#include "algorithms/split_members.hpp"
 
 namespace {
 
@@ -59,4 +62,17 @@ TEST_CASE("group_grid: refuses what is no set of members", "[group_grid]") {
   CHECK_THROWS_AS(ddl::group_grid(machine, {1, 1}), ddl::InvalidArgument);
   CHECK_THROWS_AS(ddl::group_grid(machine, {0, 32}), ddl::InvalidArgument);
   CHECK_THROWS_AS(ddl::group_grid(machine, {-1, 0}), ddl::InvalidArgument);
+}
+
+TEST_CASE("split_members orders a color's ranks by key, then by parent rank", "[group_grid]") {
+  // Parent ranks 0..3 are world ranks 10..13; color 0 holds ranks 0, 2, 3 with keys 3, 1, 1.
+  const std::vector<std::array<int, 2>> color_key = {{0, 3}, {1, 0}, {0, 1}, {0, 1}};
+  const std::vector<int> world = {10, 11, 12, 13};
+  const ddl::SplitGroup mine = ddl::split_members(color_key, world, 2, 0);
+  CHECK(mine.members == std::vector<int>{12, 13, 10});
+  CHECK(mine.rank == 0);
+  CHECK(ddl::split_members(color_key, world, 0, 0).rank == 2);
+  const ddl::SplitGroup alone = ddl::split_members(color_key, world, 1, 1);
+  CHECK(alone.members == std::vector<int>{11});
+  CHECK(alone.rank == 0);
 }
