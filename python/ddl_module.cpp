@@ -1,5 +1,6 @@
 // ddl._ddl: the compiled half of the Python package (python/ddl/ holds the Python half). It runs
-// ddl's allreduce algorithms in place on memory Python owns, through the real backend's
+// ddl's collectives (allreduce and the others of algorithms/registry.hpp) in place on memory
+// Python owns, through the real backend's
 // MpiCommunicator: a writable, contiguous buffer-protocol object (numpy arrays, bytearray,
 // array.array), or a raw address + element count (torch tensors, checked by ddl/collectives.py).
 // No data is copied on the way in or out. Errors become ValueError (bad arguments, or ranks
@@ -45,25 +46,26 @@ std::mutex collective_mutex;
   throw py::error_already_set();
 }
 
-// dims: None (the node grid), "2x2", or a sequence of ints such as (2, 2).
-std::optional<Dims> parse_dims(const py::object& dims) {
+// dims: None (the node grid), "2x2", or a sequence of ints such as (2, 2). `function` names
+// the caller in errors ("ddl.allreduce").
+std::optional<Dims> parse_dims(const py::object& dims, const std::string& function) {
   if (dims.is_none()) return std::nullopt;
   if (py::isinstance<py::str>(dims)) return Dims::parse(dims.cast<std::string>());
   if (!py::isinstance<py::sequence>(dims))
-    throw py::type_error(
-        "ddl.allreduce: dims must be None, a string such as '2x2' or a sequence "
-        "of ints such as (2, 2), not " +
-        std::string(py::str(py::type::of(dims).attr("__name__"))));
+    throw py::type_error(function +
+                         ": dims must be None, a string such as '2x2' or a sequence "
+                         "of ints such as (2, 2), not " +
+                         std::string(py::str(py::type::of(dims).attr("__name__"))));
   std::vector<int> extents;
   for (const py::handle item : dims.cast<py::sequence>()) {
     // Any integer (int, numpy.int64, ...) but not a bool, which is an int to Python.
     if (!PyIndex_Check(item.ptr()) || py::isinstance<py::bool_>(item))
-      throw py::type_error("ddl.allreduce: every entry of dims must be an int, got " +
+      throw py::type_error(function + ": every entry of dims must be an int, got " +
                            std::string(py::repr(item)));
     try {
       extents.push_back(item.cast<int>());
     } catch (const py::cast_error&) {
-      throw py::value_error("ddl.allreduce: dims entry " + std::string(py::repr(item)) +
+      throw py::value_error(function + ": dims entry " + std::string(py::repr(item)) +
                             " is out of range");
     }
   }
@@ -71,6 +73,8 @@ std::optional<Dims> parse_dims(const py::object& dims) {
 }
 
 struct Request {
+  Collective collective;
+  int root;
   ReduceOp op;
   const Algorithm* algorithm;
   AlgorithmSpec spec;  // the same algorithm string, for the call's signature
@@ -78,18 +82,33 @@ struct Request {
   double timeout_s;
 };
 
+// "ddl.allreduce", "ddl.alltoall", ...: the Python function a collective is called by.
+std::string function_of(Collective c) {
+  return "ddl." + std::string(to_string(c));
+}
+
 // Everything that can be checked without MPI, checked before any rank communicates.
-Request parse_request(const std::string& op, const std::string& algo, const py::object& dims,
-                      double timeout_s) {
-  Request r{parse_reduce_op(op), &find_algorithm(algo), {}, parse_dims(dims), timeout_s};
-  if (r.algorithm->collective != Collective::allreduce) {
+Request parse_request(Collective collective, const std::string& op, const std::string& algo,
+                      int root, const py::object& dims, double timeout_s) {
+  Request r{collective,
+            root,
+            parse_reduce_op(op),
+            &find_algorithm(algo),
+            {},
+            parse_dims(dims, function_of(collective)),
+            timeout_s};
+  if (r.algorithm->collective != collective) {
     std::string known;
-    for (const std::string& name : algorithm_names(Collective::allreduce)) {
+    for (const std::string& name : algorithm_names(collective)) {
       if (!known.empty()) known += ", ";
       known += name;
     }
-    throw InvalidArgument("'" + algo + "' is a " + std::string(to_string(r.algorithm->collective)) +
-                          " algorithm, not an allreduce (allreduce algorithms: " + known + ")");
+    // "a broadcast", "an allreduce"
+    auto a = [](std::string_view n) { return (n[0] == 'a' ? "an " : "a ") + std::string(n); };
+    const std::string name(to_string(collective));
+    throw InvalidArgument("'" + algo + "' is " + a(to_string(r.algorithm->collective)) +
+                          " algorithm, not " + a(name) + " (" + name + " algorithms: " + known +
+                          ")");
   }
   r.spec = parse_algorithm_spec(algo);
   if (!std::isfinite(timeout_s) || timeout_s <= 0)
@@ -106,12 +125,18 @@ struct Call {
   DType type = DType::float32;
   std::exception_ptr refused;
   std::string refusal;  // its message, without "ddl.allreduce: ", for the other ranks
+  std::string function = "ddl.allreduce";  // the Python function, for errors
 };
 
-// "ddl.allreduce: x" -> "x": what the other ranks quote after "rank R could not make the call: ".
+// "ddl.allreduce: x" -> "x" (any ddl.<name>: prefix): what the other ranks quote after "rank R
+// could not make the call: ".
 std::string without_prefix(std::string_view what) {
-  constexpr std::string_view prefix = "ddl.allreduce: ";
-  if (what.substr(0, prefix.size()) == prefix) what.remove_prefix(prefix.size());
+  constexpr std::string_view module = "ddl.";
+  const std::size_t colon = what.find(": ");
+  if (what.substr(0, module.size()) == module && colon != std::string_view::npos &&
+      what.substr(module.size(), colon - module.size()).find_first_of(" '") ==
+          std::string_view::npos)
+    what.remove_prefix(colon + 2);
   return std::string(what);
 }
 
@@ -134,11 +159,11 @@ double agreement_timeout(double timeout_s) {
 
 // Raises the exception as Python sees it: a ddl error through raise_python, pybind11's own
 // (TypeError, ValueError raised while checking) as they are.
-[[noreturn]] void rethrow(const std::exception_ptr& e) {
+[[noreturn]] void rethrow(const std::exception_ptr& e, const std::string& function) {
   try {
     std::rethrow_exception(e);
   } catch (const Error& error) {
-    raise_python("ddl.allreduce", error);
+    raise_python(function.c_str(), error);
   }
 }
 
@@ -161,6 +186,10 @@ void agree_and_run(Call& call) {
         try {
           opts.dims = r.dims ? *r.dims : default_dims();
           opts.dims.require_world(comm.size());
+          if (r.root < 0 || r.root >= comm.size())
+            throw InvalidArgument("root " + std::to_string(r.root) + " is not a rank (0 .. " +
+                                  std::to_string(comm.size() - 1) + ")");
+          opts.root = r.root;
           local.canonical = call_signature(call.bytes / dtype_size(call.type), call.type, r.op,
                                            r.spec.name, r.spec.apply(opts));
         } catch (const InvalidArgument&) {
@@ -175,21 +204,24 @@ void agree_and_run(Call& call) {
       failure = std::current_exception();
     }
   }
-  if (call.refused) rethrow(call.refused);
-  if (failure) rethrow(failure);
+  if (call.refused) rethrow(call.refused, call.function);
+  if (failure) rethrow(failure, call.function);
 }
 
-void allreduce_buffer(const py::object& obj, const std::string& op, const std::string& algo,
-                      const py::object& dims, double timeout_s) {
+void collective_buffer(const py::object& obj, const std::string& coll, const std::string& op,
+                       const std::string& algo, int root, const py::object& dims,
+                       double timeout_s) {
+  const Collective collective = parse_collective(coll);  // ddl/collectives.py passes known names
   Call call;
+  call.function = function_of(collective);
   call.request.timeout_s = timeout_s;
   std::optional<HeldBuffer> buffer;  // held until the collective is over
   try {
-    buffer.emplace(obj);
+    buffer.emplace(obj, call.function);
     call.type = buffer->dtype();
     call.data = buffer->data();
     call.bytes = buffer->bytes();
-    call.request = parse_request(op, algo, dims, timeout_s);
+    call.request = parse_request(collective, op, algo, root, dims, timeout_s);
   } catch (...) {
     refuse_current(call);
   }
@@ -198,16 +230,18 @@ void allreduce_buffer(const py::object& obj, const std::string& op, const std::s
 
 // For torch tensors: ddl/collectives.py has checked device, layout, contiguity and dtype, and
 // keeps the tensor alive across the call.
-void allreduce_address(std::uintptr_t address, std::size_t count, const std::string& dtype,
-                       const std::string& op, const std::string& algo, const py::object& dims,
-                       double timeout_s) {
+void collective_address(std::uintptr_t address, std::size_t count, const std::string& dtype,
+                        const std::string& coll, const std::string& op, const std::string& algo,
+                        int root, const py::object& dims, double timeout_s) {
+  const Collective collective = parse_collective(coll);  // ddl/collectives.py passes known names
   Call call;
+  call.function = function_of(collective);
   call.request.timeout_s = timeout_s;
   try {
     call.type = parse_dtype(dtype);
     call.data = reinterpret_cast<void*>(address);
     call.bytes = count * dtype_size(call.type);
-    call.request = parse_request(op, algo, dims, timeout_s);
+    call.request = parse_request(collective, op, algo, root, dims, timeout_s);
   } catch (...) {
     refuse_current(call);
   }
@@ -242,11 +276,12 @@ auto translated(const char* function, F f) {
 
 PYBIND11_MODULE(_ddl, m) {
   using namespace ddl::python;
-  m.doc() = "ddl's compiled core: allreduce over MPI (use the ddl package, not this module)";
-  m.def("_allreduce_buffer", &allreduce_buffer, py::arg("x"), py::arg("op"), py::arg("algo"),
+  m.doc() = "ddl's compiled core: collectives over MPI (use the ddl package, not this module)";
+  m.def("_collective_buffer", &collective_buffer, py::arg("x"), py::arg("coll"), py::arg("op"),
+        py::arg("algo"), py::arg("root"), py::arg("dims"), py::arg("timeout"));
+  m.def("_collective_address", &collective_address, py::arg("address"), py::arg("count"),
+        py::arg("dtype"), py::arg("coll"), py::arg("op"), py::arg("algo"), py::arg("root"),
         py::arg("dims"), py::arg("timeout"));
-  m.def("_allreduce_address", &allreduce_address, py::arg("address"), py::arg("count"),
-        py::arg("dtype"), py::arg("op"), py::arg("algo"), py::arg("dims"), py::arg("timeout"));
   m.def("_refuse", &refuse, py::arg("message"), py::arg("timeout"));
   m.def(
       "rank", [] { return translated("ddl.rank", world_rank); },
@@ -255,8 +290,12 @@ PYBIND11_MODULE(_ddl, m) {
       "size", [] { return translated("ddl.size", world_size); },
       "The number of ranks in MPI_COMM_WORLD (initialises MPI if needed).");
   m.def(
-      "algorithms", [] { return ddl::algorithm_names(ddl::Collective::allreduce); },
-      "The names ddl.allreduce accepts as algo.");
+      "algorithms",
+      [](const std::string& coll) {
+        return translated("ddl.algorithms",
+                          [&] { return ddl::algorithm_names(ddl::parse_collective(coll)); });
+      },
+      py::arg("coll") = "allreduce", "The names a collective (default allreduce) accepts as algo.");
   m.def("_shutdown", &shutdown);
   // Python's atexit handlers run before the interpreter is torn down, and before mpi4py's
   // C-level exit hook, so the communicator is freed while MPI is still up.

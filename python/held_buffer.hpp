@@ -12,14 +12,15 @@
 namespace ddl::python {
 
 // The element type of a buffer-protocol format ("f", "<d", "=q", ...) with `itemsize` bytes.
-// Throws pybind11::type_error naming the format for any other.
-DType buffer_dtype(std::string format, std::size_t itemsize);
+// Throws pybind11::type_error naming the format for any other, prefixed by `function` (the
+// Python function called, "ddl.allreduce").
+DType buffer_dtype(std::string format, std::size_t itemsize, const std::string& function);
 
 class HeldBuffer {
  public:
   // Throws pybind11::type_error (no buffer protocol) or value_error (read-only, not
-  // contiguous), the buffer then released.
-  explicit HeldBuffer(const pybind11::object& obj);
+  // contiguous), the buffer then released; messages start with `function` ("ddl.allreduce").
+  HeldBuffer(const pybind11::object& obj, std::string function);
   ~HeldBuffer() { PyBuffer_Release(&view_); }
   HeldBuffer(const HeldBuffer&) = delete;
   HeldBuffer& operator=(const HeldBuffer&) = delete;
@@ -30,6 +31,7 @@ class HeldBuffer {
 
  private:
   Py_buffer view_{};
+  std::string function_;
 };
 
 }  // namespace ddl::python

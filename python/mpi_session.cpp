@@ -72,7 +72,7 @@ MpiCommunicator& world(double timeout_s) {
 
 const Dims& default_dims() {
   const Session& s = session();
-  if (!s.dims) throw InvalidArgument(s.dims_error + " (ddl.allreduce: pass dims=...)");
+  if (!s.dims) throw InvalidArgument(s.dims_error + " (pass dims=... to the collective)");
   return *s.dims;
 }
 

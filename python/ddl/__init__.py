@@ -1,8 +1,10 @@
-"""ddl: topology-aware allreduce (a rebuild of IBM PowerAI DDL), Python side.
+"""ddl: topology-aware collectives (a rebuild of IBM PowerAI DDL), Python side.
 
   ddl.allreduce(x, op="sum", algo="ddl", dims=None, timeout=300.0)
       in place on a numpy array or a torch CPU tensor, over MPI (run under mpirun)
-  ddl.rank(), ddl.size(), ddl.algorithms()
+  ddl.reduce_scatter, allgather, broadcast, alltoall, reduce, gather, scatter, sendrecv(x, ...)
+      the other collectives, in place the same way (root= where they have one)
+  ddl.rank(), ddl.size(), ddl.algorithms(coll="allreduce")
   ddl.simulate(platform, algo, size, ...)   ddlsim's row for one collective, as a dict
   ddl.torch.allreduce_hook                  a DDP communication hook (import ddl.torch)
 
@@ -17,6 +19,14 @@ import importlib
 
 _LAZY = {
     "allreduce": "ddl.collectives",
+    "reduce_scatter": "ddl.collectives",
+    "allgather": "ddl.collectives",
+    "broadcast": "ddl.collectives",
+    "alltoall": "ddl.collectives",
+    "reduce": "ddl.collectives",
+    "gather": "ddl.collectives",
+    "scatter": "ddl.collectives",
+    "sendrecv": "ddl.collectives",
     "rank": "ddl.collectives",
     "size": "ddl.collectives",
     "algorithms": "ddl.collectives",

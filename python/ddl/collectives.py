@@ -1,4 +1,4 @@
-"""ddl.allreduce and friends: the Python face of the compiled core ddl._ddl.
+"""ddl.allreduce and the other collectives: the Python face of the compiled core ddl._ddl.
 
 numpy arrays (and any writable buffer-protocol object) go to the core through the buffer
 protocol; torch CPU tensors by address (data_ptr) and element count, after the checks below.
@@ -39,9 +39,10 @@ def size():
     return _ddl.size()
 
 
-def algorithms():
-    """The allreduce algorithm names `algo` accepts ('ring', 'ddl', ..., 'auto')."""
-    return list(_ddl.algorithms())
+def algorithms(coll="allreduce"):
+    """The algorithm names `algo` accepts for a collective: allreduce ('ring', 'ddl', ...,
+    'auto'), reduce_scatter, allgather, broadcast, alltoall, reduce, gather, scatter, sendrecv."""
+    return list(_ddl.algorithms(coll))
 
 
 def _name(x):
@@ -53,44 +54,66 @@ def _is_torch_tensor(x):
     return torch is not None and isinstance(x, torch.Tensor)
 
 
-def _tensor_arguments(t):
+def _tensor_arguments(t, function):
     """The address, element count and ddl dtype name of a torch tensor ddl can reduce in place."""
     if t.device.type != "cpu":
         raise ValueError(
-            f"ddl.allreduce: the tensor is on {t.device}; ddl's Python module reduces CPU tensors "
+            f"{function}: the tensor is on {t.device}; ddl's Python module reduces CPU tensors "
             "(host memory) only"
         )
     if t.layout is not sys.modules["torch"].strided:
         raise ValueError(
-            f"ddl.allreduce: the tensor's layout is {t.layout}; pass a dense (strided) tensor"
+            f"{function}: the tensor's layout is {t.layout}; pass a dense (strided) tensor"
         )
     if not t.is_contiguous():
         raise ValueError(
-            f"ddl.allreduce: the tensor is not contiguous (shape {tuple(t.shape)}, strides "
+            f"{function}: the tensor is not contiguous (shape {tuple(t.shape)}, strides "
             f"{t.stride()} elements); the result is written in place, so pass a contiguous "
             "tensor (t.contiguous(), then copy the result back)"
         )
     if t.requires_grad:
         raise ValueError(
-            "ddl.allreduce: the tensor requires grad, and an in-place change would bypass "
+            f"{function}: the tensor requires grad, and an in-place change would bypass "
             "autograd; pass t.detach() (the same memory)"
         )
     dtype = _TORCH_DTYPES.get(str(t.dtype))
     if dtype is None:
         raise TypeError(
-            f"ddl.allreduce: unsupported dtype {t.dtype}; ddl reduces "
+            f"{function}: unsupported dtype {t.dtype}; ddl reduces "
             + ", ".join(_TORCH_DTYPES)
         )
     return t.data_ptr(), t.numel(), dtype
 
 
-def _check_arguments(op, algo, timeout):
+def _check_arguments(function, op, algo, root, timeout):
     if not isinstance(op, str):
-        raise TypeError(f"ddl.allreduce: op must be a string such as 'sum', not {_name(op)}")
+        raise TypeError(f"{function}: op must be a string such as 'sum', not {_name(op)}")
     if not isinstance(algo, str):
-        raise TypeError(f"ddl.allreduce: algo must be a string such as 'ddl', not {_name(algo)}")
+        raise TypeError(f"{function}: algo must be a string such as 'ddl', not {_name(algo)}")
+    if isinstance(root, bool) or not isinstance(root, int):
+        raise TypeError(f"{function}: root must be an int (a rank), not {_name(root)}")
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
-        raise TypeError(f"ddl.allreduce: timeout must be a number of seconds, not {_name(timeout)}")
+        raise TypeError(f"{function}: timeout must be a number of seconds, not {_name(timeout)}")
+
+
+def _run(coll, x, op, algo, root, dims, timeout):
+    """Every collective's way in: checks here, then the core's own, the ranks' agreement, the run."""
+    function = f"ddl.{coll}"
+    if algo is None:
+        algo = algorithms(coll)[0]
+    try:
+        _check_arguments(function, op, algo, root, timeout)
+        tensor = _tensor_arguments(x, function) if _is_torch_tensor(x) else None
+    except (TypeError, ValueError) as e:
+        # The other ranks are in the call already: they learn why this one is not.
+        bound = timeout if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else 0
+        _ddl._refuse(str(e), float(bound))
+        raise
+    if tensor is not None:
+        _ddl._collective_address(*tensor, coll, op, algo, root, dims, float(timeout))
+    else:
+        _ddl._collective_buffer(x, coll, op, algo, root, dims, float(timeout))
+    return x
 
 
 def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
@@ -113,16 +136,51 @@ def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
     (unknown op or algo, bad dims, read-only or non-contiguous input, ranks that disagree),
     TypeError (unsupported dtype or object), TimeoutError, or RuntimeError (an MPI failure).
     """
-    try:
-        _check_arguments(op, algo, timeout)
-        tensor = _tensor_arguments(x) if _is_torch_tensor(x) else None
-    except (TypeError, ValueError) as e:
-        # The other ranks are in the call already: they learn why this one is not.
-        bound = timeout if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else 0
-        _ddl._refuse(str(e), float(bound))
-        raise
-    if tensor is not None:
-        _ddl._allreduce_address(*tensor, op, algo, dims, float(timeout))
-    else:
-        _ddl._allreduce_buffer(x, op, algo, dims, float(timeout))
-    return x
+    return _run("allreduce", x, op, algo, 0, dims, timeout)
+
+
+# The other collectives, in place on x as with MPI_IN_PLACE, p ranks, block r = rank r's share
+# of x's elements (split into p blocks, the first len % p one element longer). Each takes the
+# same x, dims and timeout as allreduce, is checked across the ranks the same way, and returns
+# x; algo=None runs the collective's first algorithm (ddl.algorithms(coll) lists them).
+
+
+def reduce_scatter(x, op="sum", algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+    """Rank r's block r ends with the reduction of every rank's block r (other bytes undefined)."""
+    return _run("reduce_scatter", x, op, algo, 0, dims, timeout)
+
+
+def allgather(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+    """Block r of rank r is its input; every rank ends with every block."""
+    return _run("allgather", x, "sum", algo, 0, dims, timeout)
+
+
+def broadcast(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+    """Every rank ends with the root's x."""
+    return _run("broadcast", x, "sum", algo, root, dims, timeout)
+
+
+def alltoall(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+    """Blocks of len(x) // p elements: block j of rank r goes to block r of rank j (the last
+    len(x) % p elements stay as they are)."""
+    return _run("alltoall", x, "sum", algo, 0, dims, timeout)
+
+
+def reduce(x, root=0, op="sum", algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+    """The root ends with the reduction over ranks (the others' x: undefined)."""
+    return _run("reduce", x, op, algo, root, dims, timeout)
+
+
+def gather(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+    """Block r of rank r is its input; the root ends with every block."""
+    return _run("gather", x, "sum", algo, root, dims, timeout)
+
+
+def scatter(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+    """Rank r's block r ends with the root's block r."""
+    return _run("scatter", x, "sum", algo, root, dims, timeout)
+
+
+def sendrecv(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+    """Every rank sends x to rank r+1 and ends with rank r-1's (mod p)."""
+    return _run("sendrecv", x, "sum", algo, 0, dims, timeout)
