@@ -99,7 +99,7 @@ def _check_arguments(function, op, algo, root, timeout):
 def _run(coll, x, op, algo, root, dims, timeout):
     """Every collective's way in: checks here, then the core's own, the ranks' agreement, the run."""
     function = f"ddl.{coll}"
-    if algo is None:
+    if algo is None and coll != "allreduce":  # allreduce's default is "ddl", None is refused
         algo = algorithms(coll)[0]
     try:
         _check_arguments(function, op, algo, root, timeout)

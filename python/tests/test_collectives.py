@@ -36,16 +36,17 @@ def blocks():
 
 
 class Collectives(unittest.TestCase):
-    def run_all(self, coll, call, check):
-        """Every algorithm of `coll` on numpy float32 and torch int32, checked by `check`."""
+    def run_all(self, coll, call, check, make=mine):
+        """Every algorithm of `coll` on numpy float32 and torch int32 inputs make(R, dtype),
+        checked by `check`."""
         for algo in ddl.algorithms(coll):
             with self.subTest(coll=coll, algo=algo, kind="numpy"):
-                x = mine()
+                x = make(R, np.float32)
                 self.assertIs(call(x, algo), x)
                 check(x)
             with self.subTest(coll=coll, algo=algo, kind="torch"):
-                t = torch.from_numpy(mine(dtype=np.int32))
-                call(t, algo)
+                t = torch.from_numpy(make(R, np.int32))
+                self.assertIs(call(t, algo), t)
                 check(t.numpy())
 
     def test_alltoall(self):
@@ -98,12 +99,13 @@ class Collectives(unittest.TestCase):
             for r, (lo, hi) in enumerate(blocks()):
                 np.testing.assert_array_equal(x[lo:hi], mine(r)[lo:hi])
 
-        def allgather(x, a):
-            lo, hi = blocks()[R]
-            x[:] = -1
-            x[lo:hi] = mine()[lo:hi]
-            return ddl.allgather(x, algo=a, timeout=TIMEOUT)
-        self.run_all("allgather", allgather, gathered)
+        def own_block(rank, dtype):
+            x = np.full(COUNT, -1, dtype=dtype)
+            lo, hi = blocks()[rank]
+            x[lo:hi] = mine(rank, dtype)[lo:hi]
+            return x
+        self.run_all("allgather", lambda x, a: ddl.allgather(x, algo=a, timeout=TIMEOUT),
+                     gathered, own_block)
 
     def test_bad_inputs(self):
         x = mine()
