@@ -53,56 +53,86 @@ std::string allreduce_in(Communicator& group, const Algorithm& algo, std::size_t
          std::to_string(c.got) + " expected " + std::to_string(c.expected);
 }
 
+// Catch2's assertions are not thread-safe (ThreadSanitizer sees their counters race): each rank
+// notes the first check that failed in its own slot, and the test checks the slots afterwards.
+class Notes {
+ public:
+  explicit Notes(int ranks) : first_(static_cast<std::size_t>(ranks)) {}
+  // Notes `what` for `rank` unless `ok`; returns ok.
+  bool expect(int rank, bool ok, const std::string& what) {
+    std::string& first = first_[static_cast<std::size_t>(rank)];
+    if (!ok && first.empty()) first = "rank " + std::to_string(rank) + ": " + what;
+    return ok;
+  }
+  void check() const {
+    for (const std::string& f : first_) CHECK(f == "");
+  }
+
+ private:
+  std::vector<std::string> first_;
+};
+
+// EXPECT notes a failed condition; REQUIRED also ends the rank's body there.
+#define EXPECT(...) notes.expect(world.rank(), static_cast<bool>(__VA_ARGS__), #__VA_ARGS__)
+#define REQUIRED(...) \
+  if (!EXPECT(__VA_ARGS__)) return
+
 }  // namespace
 
 TEST_CASE("split: colors form groups ranked by key, then by rank", "[loopback][groups]") {
-  run_ranks(6, [](Communicator& world) {
+  Notes notes(6);
+  run_ranks(6, [&](Communicator& world) {
     // Parity groups with the key reversing the order: group c holds 4+c, 2+c, c.
     const std::unique_ptr<Communicator> group = world.split(world.rank() % 2, -world.rank());
-    REQUIRE(group);
-    REQUIRE(group->size() == 3);
+    REQUIRED(group);
+    REQUIRED(group->size() == 3);
     const int c = world.rank() % 2;
-    CHECK(group->rank() == (4 + c - world.rank()) / 2);
-    CHECK(world_ranks(*group, world.rank()) == std::vector<int>{4 + c, 2 + c, c});
+    EXPECT(group->rank() == (4 + c - world.rank()) / 2);
+    EXPECT(world_ranks(*group, world.rank()) == std::vector<int>{4 + c, 2 + c, c});
     // Equal keys: the rank here decides.
     const std::unique_ptr<Communicator> all = world.split(7, 0);
-    REQUIRE(all);
-    CHECK(all->size() == 6);
-    CHECK(all->rank() == world.rank());
+    REQUIRED(all);
+    EXPECT(all->size() == 6);
+    EXPECT(all->rank() == world.rank());
   });
+  notes.check();
 }
 
 TEST_CASE("split: a negative color gets no communicator", "[loopback][groups]") {
-  run_ranks(5, [](Communicator& world) {
+  Notes notes(5);
+  run_ranks(5, [&](Communicator& world) {
     const std::unique_ptr<Communicator> group = world.split(world.rank() < 2 ? -1 : 4, 0);
     if (world.rank() < 2) {
-      CHECK(group == nullptr);
+      EXPECT(group == nullptr);
       return;
     }
-    REQUIRE(group);
-    CHECK(group->size() == 3);
-    CHECK(group->rank() == world.rank() - 2);
-    CHECK(world_ranks(*group, world.rank()) == std::vector<int>{2, 3, 4});
+    REQUIRED(group);
+    EXPECT(group->size() == 3);
+    EXPECT(group->rank() == world.rank() - 2);
+    EXPECT(world_ranks(*group, world.rank()) == std::vector<int>{2, 3, 4});
   });
+  notes.check();
 }
 
 TEST_CASE("split: a group splits again", "[loopback][groups]") {
-  run_ranks(8, [](Communicator& world) {
+  Notes notes(8);
+  run_ranks(8, [&](Communicator& world) {
     const std::unique_ptr<Communicator> half = world.split(world.rank() / 4, world.rank());
-    REQUIRE(half);
-    CHECK(half->size() == 4);
+    REQUIRED(half);
+    EXPECT(half->size() == 4);
     // Inside each half, pairs of the same parity, the higher world rank first.
     const std::unique_ptr<Communicator> pair = half->split(half->rank() % 2, -half->rank());
-    REQUIRE(pair);
-    CHECK(pair->size() == 2);
+    REQUIRED(pair);
+    EXPECT(pair->size() == 2);
     const int base = world.rank() / 4 * 4 + world.rank() % 2;
-    CHECK(world_ranks(*pair, world.rank()) == std::vector<int>{base + 2, base});
+    EXPECT(world_ranks(*pair, world.rank()) == std::vector<int>{base + 2, base});
     // A split of the inner group with every rank apart.
     const std::unique_ptr<Communicator> alone = pair->split(pair->rank(), 0);
-    REQUIRE(alone);
-    CHECK(alone->size() == 1);
-    CHECK(alone->rank() == 0);
+    REQUIRED(alone);
+    EXPECT(alone->size() == 1);
+    EXPECT(alone->rank() == 0);
   });
+  notes.check();
 }
 
 TEST_CASE("split: groups on the same world pairs and tags never cross-match",
@@ -110,7 +140,8 @@ TEST_CASE("split: groups on the same world pairs and tags never cross-match",
   // Two splits with one color make two groups of the same members: with the world, three
   // communicators whose messages between ranks 0 and 1 share world pair and tag. Rank 1
   // receives them in the opposite order of their sends; each lands in its own communicator.
-  run_ranks(2, [](Communicator& world) {
+  Notes notes(2);
+  run_ranks(2, [&](Communicator& world) {
     const std::unique_ptr<Communicator> first = world.split(0, 0);
     const std::unique_ptr<Communicator> second = world.split(0, 0);
     Communicator* comms[] = {&world, first.get(), second.get()};
@@ -124,11 +155,12 @@ TEST_CASE("split: groups on the same world pairs and tags never cross-match",
       Request recvs[3];
       for (int i = 2; i >= 0; --i) recvs[i] = comms[i]->irecv(0, {&got[i], sizeof(int)}, 5);
       for (int i = 2; i >= 0; --i) comms[i]->wait(recvs[i]);
-      CHECK(got[0] == 10);
-      CHECK(got[1] == 11);
-      CHECK(got[2] == 12);
+      EXPECT(got[0] == 10);
+      EXPECT(got[1] == 11);
+      EXPECT(got[2] == 12);
     }
   });
+  notes.check();
 }
 
 TEST_CASE("every allreduce is exact in the TP and DP groups of hybrid layouts",
@@ -145,6 +177,7 @@ TEST_CASE("every allreduce is exact in the TP and DP groups of hybrid layouts",
     DYNAMIC_SECTION("tp " << l.tp << " pp " << l.pp << " dp " << l.dp) {
       const int ranks = l.tp * l.pp * l.dp;
       std::vector<std::string> wrong(static_cast<std::size_t>(ranks));
+      Notes notes(ranks);
       run_ranks(ranks, [&](Communicator& world) {
         // rank = t + tp * (p + pp * d): TP consecutive, PP strided by tp, DP by tp * pp.
         const int r = world.rank();
@@ -152,10 +185,10 @@ TEST_CASE("every allreduce is exact in the TP and DP groups of hybrid layouts",
         const std::unique_ptr<Communicator> tp = world.split(r / l.tp, r);
         const std::unique_ptr<Communicator> pp = world.split(t + l.tp * d, r);
         const std::unique_ptr<Communicator> dp = world.split(t + l.tp * p, r);
-        REQUIRE((tp && pp && dp));
-        CHECK(tp->size() == l.tp);
-        CHECK(pp->size() == l.pp);
-        CHECK(dp->size() == l.dp);
+        REQUIRED(tp && pp && dp);
+        EXPECT(tp->size() == l.tp);
+        EXPECT(pp->size() == l.pp);
+        EXPECT(dp->size() == l.dp);
         // Each group's grid in the machine, from its members (sorted world ranks, key = rank).
         const Dims tp_grid = group_grid(l.machine, world_ranks(*tp, r));
         const Dims dp_grid = group_grid(l.machine, world_ranks(*dp, r));
@@ -169,6 +202,7 @@ TEST_CASE("every allreduce is exact in the TP and DP groups of hybrid layouts",
             if (first.empty()) first = allreduce_in(*dp, *algo, count, opts);
           }
       });
+      notes.check();
       for (const std::string& w : wrong) CHECK(w == "");
     }
 }
