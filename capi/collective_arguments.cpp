@@ -56,21 +56,27 @@ Prepared refused(ddl_result_t code, std::string what) {
   return p;
 }
 
-}  // namespace
-
+// The collective of a ddl_collective_t value; nothing outside the enum.
 std::optional<ddl::Collective> to_collective(int v) {
   const auto all = ddl::all_collectives();
   if (v < 0 || static_cast<std::size_t>(v) >= all.size()) return std::nullopt;
   return all[static_cast<std::size_t>(v)];  // ddl_collective_t follows ddl::Collective's order
 }
 
+}  // namespace
+
 Prepared prepare(const ddl::Dims& dims, bool out_of_place, const void* sendbuf, void* buf,
                  std::size_t count, int dtype_value, int op_value, const CallKind& call) {
+  const std::optional<ddl::Collective> collective = to_collective(call.collective);
+  if (!collective)
+    return refused(DDL_ERROR_INVALID_ARGUMENT,
+                   "collective " + std::to_string(call.collective) +
+                       " is not a ddl_collective_t (DDL_ALLREDUCE .. DDL_SENDRECV are 0 .. 8)");
   if (call.algorithm == nullptr && !call.default_algorithm)
     return refused(DDL_ERROR_NULL_POINTER, "algorithm is NULL");
-  const std::string fallback = call.collective == ddl::Collective::allreduce
+  const std::string fallback = *collective == ddl::Collective::allreduce
                                    ? "auto"
-                                   : ddl::algorithm_names(call.collective).front();
+                                   : ddl::algorithm_names(*collective).front();
   const char* algorithm = call.algorithm ? call.algorithm : fallback.c_str();
   Prepared p;
   const std::optional<ddl::DType> dtype = to_dtype(dtype_value);
@@ -82,12 +88,12 @@ Prepared prepare(const ddl::Dims& dims, bool out_of_place, const void* sendbuf, 
   if (!op)
     return refused(DDL_ERROR_BAD_OP, "op " + std::to_string(op_value) +
                                          " is not a ddl_op_t (DDL_SUM .. DDL_AVG are 0 .. 4)");
-  p.algo = find_of(call.collective, algorithm);
+  p.algo = find_of(*collective, algorithm);
   if (p.algo == nullptr)
-    return refused(DDL_ERROR_UNKNOWN_ALGORITHM,
-                   "unknown algorithm '" + std::string(algorithm) + "' (" +
-                       std::string(ddl::to_string(call.collective)) +
-                       " algorithms: " + names_of(call.collective) + ")");
+    return refused(DDL_ERROR_UNKNOWN_ALGORITHM, "unknown algorithm '" + std::string(algorithm) +
+                                                    "' (" +
+                                                    std::string(ddl::to_string(*collective)) +
+                                                    " algorithms: " + names_of(*collective) + ")");
   if (call.root < 0 || call.root >= dims.rank_count())
     return refused(DDL_ERROR_INVALID_ARGUMENT, "root " + std::to_string(call.root) +
                                                    " is not a rank of the communicator (0 .. " +

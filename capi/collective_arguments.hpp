@@ -25,24 +25,22 @@ struct Prepared {
   std::size_t bytes = 0;
 };
 
-// A call: which collective, rooted where, and the algorithm string. nullptr is refused unless
-// `default_algorithm`: then it is the collective's default, auto for allreduce and the first
-// registered algorithm otherwise.
+// A call: which collective (the caller's ddl_collective_t value, any int), rooted where, and
+// the algorithm string. nullptr is refused unless `default_algorithm`: then it is the
+// collective's default, auto for allreduce and the first registered algorithm otherwise.
 struct CallKind {
-  ddl::Collective collective = ddl::Collective::allreduce;
+  int collective = DDL_ALLREDUCE;
   int root = 0;
   const char* algorithm = nullptr;
   bool default_algorithm = false;
 };
 
-// Every check of a call that needs no other rank, in the order the caller's mistakes are named:
+// Every check of a call that needs no other rank, in the order the caller's mistakes are named
+// (a collective outside ddl_collective_t first):
 // `dims` is the communicator's node grid (its rank count bounds the root), which the algorithm
 // string's own overrides; dtype and op are the caller's ints, any value.
 Prepared prepare(const ddl::Dims& dims, bool out_of_place, const void* sendbuf, void* buf,
                  std::size_t count, int dtype_value, int op_value, const CallKind& call);
-
-// The collective of a ddl_collective_t value; nothing outside the enum.
-std::optional<ddl::Collective> to_collective(int v);
 
 // The element type of a ddl_dtype_t value; nothing outside the enum.
 std::optional<ddl::DType> to_dtype(int v);

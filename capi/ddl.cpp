@@ -1,5 +1,5 @@
-// The C API (ddl.h) over the MPI backend. Every entry point checks its arguments (an
-// allreduce's in collective_arguments.hpp, then agreed across the ranks), runs the C++
+// The C API (ddl.h) over the MPI backend. Every entry point checks its arguments (a collective
+// call's in collective_arguments.hpp, then agreed across the ranks), runs the C++
 // underneath inside one guard that turns each ddl error type into its code and keeps the
 // message for ddl_last_error_message(), and returns: no exception crosses the C boundary.
 #include "ddl.h"
@@ -179,7 +179,7 @@ ddl_result_t ddl_allreduce_inplace(ddl_comm_t comm, void* buf, size_t count, ddl
   // Guarded as a whole: even building a message may throw (bad_alloc).
   return guarded("ddl_allreduce_inplace", [&] {
     return collective("ddl_allreduce_inplace", comm, false, nullptr, buf, count, t, o,
-                      {ddl::Collective::allreduce, 0, algorithm});
+                      {DDL_ALLREDUCE, 0, algorithm});
   });
 }
 
@@ -188,7 +188,7 @@ ddl_result_t ddl_allreduce(ddl_comm_t comm, const void* sendbuf, void* recvbuf, 
   const int t = raw_value(&dtype), o = raw_value(&op);
   return guarded("ddl_allreduce", [&] {
     return collective("ddl_allreduce", comm, true, sendbuf, recvbuf, count, t, o,
-                      {ddl::Collective::allreduce, 0, algorithm});
+                      {DDL_ALLREDUCE, 0, algorithm});
   });
 }
 
@@ -198,13 +198,7 @@ ddl_result_t ddl_collective_inplace(ddl_comm_t comm, ddl_collective_t coll, void
   constexpr const char* function = "ddl_collective_inplace";
   const int c = raw_value(&coll), t = raw_value(&dtype), o = raw_value(&op);
   return guarded(function, [&] {
-    const std::optional<ddl::Collective> which = ddl::capi::to_collective(c);
-    if (!which)  // before the ranks agree: without a collective there is no call to agree on
-      return fail(DDL_ERROR_INVALID_ARGUMENT, function,
-                  "collective " + std::to_string(c) +
-                      " is not a ddl_collective_t (DDL_ALLREDUCE .. DDL_SENDRECV are 0 .. 8)");
-    return collective(function, comm, false, nullptr, buf, count, t, o,
-                      {*which, root, algorithm, true});
+    return collective(function, comm, false, nullptr, buf, count, t, o, {c, root, algorithm, true});
   });
 }
 

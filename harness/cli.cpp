@@ -172,8 +172,8 @@ CommonOptions read_common_options(const po::variables_map& vm) {
   o.root = int_flag(vm, "root", 0, kMaxRoot);
   const std::string algo = vm["algo"].as<std::string>();
   if (vm.count("coll")) {
+    // Every algorithm of --algo must perform it; without --coll they perform what they do.
     const Collective c = parse_collective(vm["coll"].as<std::string>());
-    o.collective = c;
     o.algos = vm["algo"].defaulted() && c != Collective::allreduce
                   ? std::vector<std::string>{algorithm_names(c).front()}
                   : resolve_algorithms(algo, c);

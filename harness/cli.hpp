@@ -32,9 +32,6 @@ struct CommonDefaults {
 };
 
 struct CommonOptions {
-  // --coll: the collective every algorithm of --algo performs; absent: whatever the algorithms
-  // of --algo perform (allreduce by default), as before --coll existed.
-  std::optional<Collective> collective;
   int root = 0;                    // -r: broadcast, reduce, gather and scatter's root
   std::vector<std::size_t> sizes;  // the sweep -b .. -e by -f, in bytes
   DType dtype = DType::float32;

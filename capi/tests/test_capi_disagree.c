@@ -119,6 +119,30 @@ int main(int argc, char** argv) {
     EXPECT(ddl_allreduce_inplace(comm, x, small, DDL_FLOAT32, DDL_SUM, "ring"),
            DDL_ERROR_RANKS_DISAGREE, message);
   }
+  /* ddl_collective_inplace: a collective outside the enum on one rank is its refusal too. */
+  const char* bad_collective =
+      "collective 9 is not a ddl_collective_t (DDL_ALLREDUCE .. DDL_SENDRECV are 0 .. 8)";
+  if (odd) {
+    snprintf(message, sizeof message, "ddl_collective_inplace: %s", bad_collective);
+    EXPECT(
+        ddl_collective_inplace(comm, (ddl_collective_t)9, x, small, DDL_FLOAT32, DDL_SUM, 0, NULL),
+        DDL_ERROR_INVALID_ARGUMENT, message);
+  } else {
+    snprintf(message, sizeof message,
+             "ddl_collective_inplace: ranks disagree on the call: rank %d could not make the "
+             "call: %s",
+             ranks - 1, bad_collective);
+    EXPECT(ddl_collective_inplace(comm, DDL_GATHER, x, small, DDL_FLOAT32, DDL_SUM, 0, NULL),
+           DDL_ERROR_RANKS_DISAGREE, message);
+  }
+  /* Another root on one rank: every rank names it. */
+  snprintf(message, sizeof message,
+           "ddl_collective_inplace: ranks disagree on the call: rank %d has root 1, rank 0 has "
+           "root 0",
+           ranks - 1);
+  EXPECT(
+      ddl_collective_inplace(comm, DDL_REDUCE, x, small, DDL_FLOAT32, DDL_SUM, odd ? 1 : 0, NULL),
+      DDL_ERROR_RANKS_DISAGREE, message);
   /* The communicator is still in step: matching calls are exact. */
   expect_exact_sum(comm, 1027, "ring", __LINE__);
   expect_exact_sum(comm, big, "auto", __LINE__);
