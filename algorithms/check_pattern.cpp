@@ -102,6 +102,10 @@ void fill_input(void* data, std::size_t count, DType type, ReduceOp op, Collecti
   }
 }
 
+void fill_poison(void* data, std::size_t count, DType type) {
+  for (std::size_t i = 0; i < count; ++i) store_from_double(data, i, type, kPoison);
+}
+
 CheckResult check_output(const void* data, std::size_t count, DType type, ReduceOp op,
                          Collective collective, int rank, int ranks, int root) {
   const std::size_t elem = dtype_size(type);

@@ -21,6 +21,9 @@ double expected_allreduce(int ranks, std::size_t i, ReduceOp op, DType type);
 // others are poisoned; alltoall: each block tells its sender and receiver apart).
 void fill_input(void* data, std::size_t count, DType type, ReduceOp op, Collective collective,
                 int rank, int ranks, int root);
+// Every element poisoned: an out-of-place call's output before the call, so bytes the call
+// should have written and did not are counted wrong.
+void fill_poison(void* data, std::size_t count, DType type);
 // Elements of rank's output that differ from the exact result (reduce_scatter and scatter: only
 // rank's block is checked; reduce and gather: only the root's buffer). Returns the count and the
 // first wrong index (or count if none).

@@ -17,7 +17,9 @@ Format parse_format(std::string_view text) {
   if (text == "table") return Format::table;
   if (text == "csv") return Format::csv;
   if (text == "json") return Format::json;
-  throw InvalidArgument("unknown --format '" + std::string(text) + "' (known: table, csv, json)");
+  if (text == "nccl") return Format::nccl;
+  throw InvalidArgument("unknown --format '" + std::string(text) +
+                        "' (known: table, csv, json, nccl)");
 }
 
 void add_common_options(po::options_description& desc, const CommonDefaults& d) {
@@ -52,7 +54,9 @@ void add_common_options(po::options_description& desc, const CommonDefaults& d) 
       ("plan", po::value<std::string>(),
        "auto: run a plan file's algorithm for each size (written by ddlplan) instead of the cost "
        "model's choice; needs auto in --algo")
-      ("format", po::value<std::string>()->default_value("table"), "output: table, csv or json")
+      ("format", po::value<std::string>()->default_value("table"),
+       "output: table, csv, json, or nccl (nccl-tests' table of one algorithm: out-of-place and "
+       "in-place column groups, root, the closing '# Avg bus bandwidth' line)")
       ("output", po::value<std::string>(),
        "write the report to FILE instead of standard output, all or nothing (under mpirun "
        "standard output passes through mpirun, which does not report a failed write)")
@@ -194,6 +198,17 @@ CommonOptions read_common_options(const po::variables_map& vm) {
     o.plan_file = vm["plan"].as<std::string>();
   }
   o.format = parse_format(vm["format"].as<std::string>());
+  if (o.format == Format::nccl) {
+    std::vector<std::string> distinct;
+    for (const std::string& n : o.algos)
+      if (std::find(distinct.begin(), distinct.end(), n) == distinct.end()) distinct.push_back(n);
+    if (distinct.size() != 1)
+      throw InvalidArgument(
+          "--format nccl prints nccl-tests' table of one algorithm, but --algo "
+          "gives " +
+          std::to_string(distinct.size()) + " (" + join(distinct) +
+          "): name one, or use --format table to compare them side by side");
+  }
   if (vm.count("output")) {
     o.output = vm["output"].as<std::string>();
     check_writable(*o.output);
@@ -297,6 +312,7 @@ SweepCases sweep_cases(const CommonOptions& common, const Dims& dims) {
   cases.iters = common.iters;
   cases.warmup = common.warmup;
   cases.check = common.check;
+  cases.out_of_place_too = common.format == Format::nccl;
   cases.options = algorithm_options(common, dims);
   return cases;
 }

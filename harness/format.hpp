@@ -7,7 +7,9 @@
 
 namespace ddl::harness {
 
-enum class Format { table, csv, json };
+// nccl: a collective sweep's table in nccl-tests' own layout (report_nccl.hpp); only the sweeps
+// print it.
+enum class Format { table, csv, json, nccl };
 
 // One number as printf's `format` spells it ("%.3f"): every report cell goes through here, so
 // the digits a format keeps are said once per column, where the column is written.

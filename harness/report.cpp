@@ -5,8 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "algorithms/error.hpp"
 #include "algorithms/registry.hpp"
 #include "harness/output_file.hpp"
+#include "harness/report_nccl.hpp"
 #include "harness/report_table.hpp"
 
 namespace ddl::harness {
@@ -97,6 +99,8 @@ ReportWriter::ReportWriter(std::ostream& out, Format format, const Columns& colu
   out_ << preamble(info_);
   if (format_ == Format::csv)
     out_ << csv_header() << '\n';
+  else if (format_ == Format::nccl)
+    nccl_ = std::make_unique<NcclLines>(out_, algos);
   else
     table_ = std::make_unique<TableLines>(out_, columns, algos);
   out_.flush();
@@ -106,7 +110,10 @@ ReportWriter::ReportWriter(std::ostream& out, Format format, const Columns& colu
 ReportWriter::~ReportWriter() = default;
 
 void ReportWriter::add(const Row& row) {
+  DDL_CHECK(!row.out_of_place || format_ == Format::nccl,
+            "an out-of-place row in a report that shows in-place calls only");
   switch (format_) {
+    case Format::nccl: nccl_->add(row); break;
     case Format::table: table_->add(row); break;
     case Format::csv: out_ << csv_line(row) << '\n' << std::flush; break;
     case Format::json: json_rows_.push_back(row); break;
@@ -122,6 +129,7 @@ void ReportWriter::finish(const std::vector<std::string>& notes) {
     out_ << "\n]}\n";
   } else {
     if (table_) table_->finish();
+    if (nccl_) nccl_->finish();
     out_ << note_lines(notes);
   }
   out_.flush();

@@ -7,7 +7,10 @@
 //           a cell a tool has no value for is empty (ddlsim's mpi_*, ddlrun's model_us, wrong
 //           when not checked);
 //   json  - {"metadata": {...}, "rows": [...]}: one object per row keyed by the csv column names
-//           (null for an empty cell), one per line.
+//           (null for an empty cell), one per line;
+//   nccl  - nccl-tests' own table of one algorithm (report_nccl.hpp): the '#' preamble, then
+//           per size its out-of-place and in-place column groups, then the closing lines, so
+//           nccl-tests' parsers read it.
 // Table and csv rows are printed as they finish (a table line once every algorithm of its size
 // is in); json, one document, at the end.
 #pragma once
@@ -32,6 +35,7 @@ struct Row {
   ReduceOp op = ReduceOp::sum;
   std::string algo;
   std::string dims;
+  bool out_of_place = false;  // the nccl format's left column group; the other formats: never
   double time_s = 0;
   double algbw_gbs = 0;  // bytes / time, GB/s = 1e9 B/s
   double busbw_gbs = 0;  // algbw * bus_factor(collective, ranks)
@@ -40,6 +44,7 @@ struct Row {
   std::optional<double> mpi_time_s;
   std::optional<double> mpi_busbw_gbs;
   std::string chosen;  // the algorithm string that ran: auto's choice on an auto row
+  int root = -1;       // broadcast, reduce, gather, scatter: the root (the nccl format's column)
 };
 
 // Fills count, algbw and busbw from the measured time (0 bandwidth for a zero time); chosen is
@@ -61,6 +66,7 @@ struct Columns {
 };
 
 class TableLines;
+class NcclLines;
 
 // Prints a report as its rows come: the preamble (and the table's column titles) at once, each
 // row (csv) or size line (table) as soon as it is complete, the rest at finish().
@@ -83,6 +89,7 @@ class ReportWriter {
   RunInfo info_;
   std::vector<Row> json_rows_;
   std::unique_ptr<TableLines> table_;
+  std::unique_ptr<NcclLines> nccl_;
 };
 
 // The whole report at once; the table's blocks in the order the algorithms first appear.

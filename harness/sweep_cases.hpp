@@ -18,6 +18,9 @@ namespace ddl::harness {
 struct SweepCase {
   std::string algo;
   std::size_t bytes = 0;  // whole elements
+  // Out of place (algorithms/collective_input.hpp): the input copied from a buffer of its own
+  // inside the timed call; else in place, as ddl's collectives run.
+  bool out_of_place = false;
 };
 
 struct SweepCases {
@@ -30,15 +33,21 @@ struct SweepCases {
   // Move real data and count wrong elements (#wrong); the simulator's payload mode. Without it
   // the simulator moves no data at all (timing-only).
   bool check = false;
+  // Each (size, algorithm) also out of place, before in place (nccl-tests' two column groups).
+  bool out_of_place_too = false;
   Options options;
 
-  // Every row in table order: size-major, algorithms inner; bytes rounded down to whole elements.
+  // Every row in table order: size-major, algorithms inner, out of place before in place; bytes
+  // rounded down to whole elements.
   std::vector<SweepCase> each() const {
     const std::size_t elem = dtype_size(type);
     std::vector<SweepCase> rows;
-    rows.reserve(sizes.size() * algos.size());
+    rows.reserve(sizes.size() * algos.size() * (out_of_place_too ? 2 : 1));
     for (std::size_t size : sizes)
-      for (const std::string& algo : algos) rows.push_back({algo, size / elem * elem});
+      for (const std::string& algo : algos) {
+        if (out_of_place_too) rows.push_back({algo, size / elem * elem, true});
+        rows.push_back({algo, size / elem * elem, false});
+      }
     return rows;
   }
 };

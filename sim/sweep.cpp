@@ -6,6 +6,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "algorithms/check_pattern.hpp"
+#include "algorithms/collective_input.hpp"
 #include "algorithms/error.hpp"
 #include "harness/tracing_communicator.hpp"
 #include "sim/sim_communicator.hpp"
@@ -17,6 +18,7 @@ namespace {
 struct Case {
   const Algorithm* algo;
   std::size_t bytes;
+  bool out_of_place;
 };
 
 struct Shared {
@@ -41,6 +43,7 @@ CaseResult result_of(const Shared& sh, std::size_t ci) {
   CaseResult r;
   r.algo = sh.cases[ci].algo->name;
   r.bytes = sh.cases[ci].bytes;
+  r.out_of_place = sh.cases[ci].out_of_place;
   for (int it = 0; it < config.iters; ++it)
     r.time_s += sh.iteration_time[ci * static_cast<std::size_t>(config.iters) +
                                   static_cast<std::size_t>(it)];
@@ -59,29 +62,41 @@ void rank_main(Shared* sh, int rank) {
     // Tracing reads only the simulated clock: it costs no simulated time.
     harness::TracingCommunicator traced(sim_comm);
     Communicator& comm = sh->trace ? static_cast<Communicator&>(traced) : sim_comm;
-    std::size_t max_bytes = 0;
-    for (const Case& c : sh->cases) max_bytes = std::max(max_bytes, c.bytes);
+    std::size_t max_bytes = 0, max_input = 0;
+    for (const Case& c : sh->cases) {
+      max_bytes = std::max(max_bytes, c.bytes);
+      if (c.out_of_place) max_input = std::max(max_input, c.bytes);
+    }
     // The rank's buffer, from its own memory space: in timing-only mode an address range of no
     // memory, which still tells the buffer apart from scratch (SimCommunicator, peer-read
-    // receives).
+    // receives). Out-of-place cases read their input from a buffer of its own.
     const Scratch buffer(sim_comm, max_bytes);
+    const Scratch input_buffer(sim_comm, max_input);
     const std::size_t iterations = static_cast<std::size_t>(cfg.warmup + cfg.iters);
     for (std::size_t ci = 0; ci < sh->cases.size(); ++ci) {
       const Case& c = sh->cases[ci];
       const std::size_t count = c.bytes / dtype_size(cfg.type);
       const MutView view = buffer.view().slice(0, c.bytes);
+      const MutView input = c.out_of_place ? input_buffer.view().slice(0, c.bytes) : view;
       for (std::size_t it = 0; it < iterations; ++it) {
-        // Each iteration's input is freshly written, as ddlrun --check fills it on a real machine.
-        if (cfg.check)
-          fill_input(view.data, count, cfg.type, cfg.op, c.algo->collective, rank, p,
+        // Each iteration's input is freshly written, as ddlrun --check fills it on a real
+        // machine; out of place, the output starts poisoned (what the call leaves is wrong).
+        if (cfg.check) {
+          fill_input(input.data, count, cfg.type, cfg.op, c.algo->collective, rank, p,
                      cfg.options.root);
+          if (c.out_of_place) fill_poison(view.data, count, cfg.type);
+        }
         sim_comm.note_written(view);
+        if (c.out_of_place) sim_comm.note_written(input);
         if (sh->trace) traced.set_context(c.algo->name, c.bytes, static_cast<int>(it) - cfg.warmup);
         *sh->platform->footprint_bytes =
             static_cast<double>(c.bytes);  // every rank writes the same
         sh->barrier->wait();
         const double start = comm.now();
-        c.algo->run(comm, view, cfg.type, cfg.op, cfg.options);
+        if (c.out_of_place)
+          run_out_of_place_call(comm, *c.algo, input, view, cfg.type, cfg.op, cfg.options);
+        else
+          c.algo->run(comm, view, cfg.type, cfg.op, cfg.options);
         const double elapsed = comm.now() - start;
         if (it >= static_cast<std::size_t>(cfg.warmup)) {
           double& slot = sh->iteration_time[ci * static_cast<std::size_t>(cfg.iters) + it -
@@ -129,7 +144,7 @@ std::vector<CaseResult> run_cases(const Platform& platform, const SweepConfig& c
             {}};
   const std::size_t elem = dtype_size(config.type);
   for (const harness::SweepCase& c : cases)
-    sh.cases.push_back({&find_algorithm(c.algo), c.bytes / elem * elem});
+    sh.cases.push_back({&find_algorithm(c.algo), c.bytes / elem * elem, c.out_of_place});
   sh.iteration_time.assign(sh.cases.size() * static_cast<std::size_t>(config.iters), 0.0);
   sh.wrong.assign(sh.cases.size(), 0);
   sh.ranks_done.assign(sh.cases.size(), 0);

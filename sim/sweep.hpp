@@ -25,6 +25,7 @@ using SweepConfig = harness::SweepCases;
 struct CaseResult {
   std::string algo;
   std::size_t bytes = 0;
+  bool out_of_place = false;
   double time_s = 0;
   std::optional<std::size_t> wrong;  // payload mode only: wrong elements summed over ranks
 };

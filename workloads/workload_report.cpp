@@ -41,6 +41,7 @@ std::string workload_csv_header(const std::string& sample) {
 WorkloadReportWriter::WorkloadReportWriter(std::ostream& out, Format format, const RunInfo& info,
                                            std::string sample)
     : out_(out), format_(format), info_(info), sample_(std::move(sample)) {
+  DDL_CHECK(format_ != Format::nccl, "a workload report in nccl-tests' sweep table");
   if (format_ == Format::json) return;
   out_ << preamble(info_);
   if (format_ == Format::csv) {

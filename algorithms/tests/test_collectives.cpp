@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "algorithms/check_pattern.hpp"
+#include "algorithms/collective_input.hpp"
 #include "algorithms/registry.hpp"
 #include "loopback/loopback_communicator.hpp"
 
@@ -117,4 +118,53 @@ TEST_CASE("the collectives' costs are their closed forms on a uniform network",
   // The root receives 7 blocks at once through its one link.
   CHECK(cost("gather") == Approx(a + 7 * block * b));
   CHECK(cost("reduce_binomial") == Approx(3 * (a + bytes * b + bytes * g)));
+}
+
+TEST_CASE("collective_input: the bytes each collective reads on each rank", "[collectives]") {
+  // 10 floats on 4 ranks: blocks of 3, 3, 2, 2 elements.
+  const auto in = [](Collective c, int rank) {
+    return collective_input(c, 10, DType::float32, rank, 4, 1);
+  };
+  for (Collective c : {Collective::allreduce, Collective::reduce_scatter, Collective::alltoall,
+                       Collective::reduce, Collective::sendrecv})
+    CHECK(in(c, 3) == Block{0, 40});
+  CHECK(in(Collective::allgather, 1) == Block{12, 12});
+  CHECK(in(Collective::gather, 3) == Block{32, 8});
+  CHECK(in(Collective::broadcast, 1) == Block{0, 40});
+  CHECK(in(Collective::broadcast, 0) == Block{0, 0});
+  CHECK(in(Collective::scatter, 2) == Block{0, 0});
+}
+
+TEST_CASE("out of place: every algorithm's output exact from a poisoned start, its input unwritten",
+          "[loopback][collectives]") {
+  for (const Algorithm& a : algorithms()) {
+    if (a.needs_in_switch || a.needs_native_library) continue;
+    for (int p : {1, 3, 4}) {
+      const std::size_t count = 7 * static_cast<std::size_t>(p) + 2, bytes = count * sizeof(float);
+      Options opts;
+      opts.root = p - 1;
+      std::vector<std::vector<float>> input(static_cast<std::size_t>(p), std::vector<float>(count));
+      std::vector<std::vector<float>> output = input;
+      run_ranks(p, [&](Communicator& comm) {
+        const auto r = static_cast<std::size_t>(comm.rank());
+        fill_input(input[r].data(), count, DType::float32, ReduceOp::sum, a.collective, comm.rank(),
+                   p, opts.root);
+        fill_poison(output[r].data(), count, DType::float32);
+        run_out_of_place_call(comm, a, ConstView{input[r].data(), bytes},
+                              MutView{output[r].data(), bytes}, DType::float32, ReduceOp::sum,
+                              opts);
+      });
+      std::vector<float> fresh(count);
+      for (int r = 0; r < p; ++r) {
+        INFO(a.name << " p=" << p << " rank " << r);
+        const auto i = static_cast<std::size_t>(r);
+        CHECK(check_output(output[i].data(), count, DType::float32, ReduceOp::sum, a.collective, r,
+                           p, opts.root)
+                  .wrong == 0);
+        fill_input(fresh.data(), count, DType::float32, ReduceOp::sum, a.collective, r, p,
+                   opts.root);
+        CHECK(input[i] == fresh);
+      }
+    }
+  }
 }

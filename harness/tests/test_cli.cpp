@@ -124,6 +124,17 @@ TEST_CASE("bad common flags are rejected naming the problem", "[harness]") {
   CHECK_THROWS_WITH(parse({"--rings", "0"}), Catch::Contains("--rings"));
 }
 
+TEST_CASE("format nccl takes one algorithm and adds the out-of-place calls", "[harness]") {
+  const CommonOptions o = parse({"--format", "nccl", "--algo", "ring,ring"});
+  CHECK(o.format == Format::nccl);
+  CHECK(sweep_cases(o, Dims::parse("8")).out_of_place_too);
+  CHECK_FALSE(sweep_cases(parse({"--algo", "ring"}), Dims::parse("8")).out_of_place_too);
+  CHECK_THROWS_WITH(parse({"--format", "nccl", "--algo", "ring,rhd"}),
+                    Catch::Contains("--algo gives 2 (ring, rhd)") && Catch::Contains("one"));
+  CHECK_THROWS_WITH(parse({"--format", "nccl", "--coll", "alltoall", "--algo", "all"}),
+                    Catch::Contains("--format nccl"));
+}
+
 TEST_CASE("methods name one exchange per dimension of the grid", "[harness]") {
   const CommonOptions o = parse({"--methods", "ring,hd"});
   CHECK(o.methods ==

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "algorithms/check_pattern.hpp"
+#include "algorithms/collective_input.hpp"
 #include "algorithms/error.hpp"
 #include "harness/progress.hpp"
 #include "real/mpi/bounded_mpi.hpp"
@@ -86,6 +87,8 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
   std::size_t max_bytes = 0;
   for (std::size_t s : cfg.cases.sizes) max_bytes = std::max(max_bytes, s / elem * elem);
   const MutView buffer = space.allocate(max_bytes);
+  // Out-of-place calls read their input from a buffer of its own (algorithms/collective_input.hpp).
+  const MutView input_buffer = space.allocate(cfg.cases.out_of_place_too ? max_bytes : 0);
   std::vector<std::byte> host(cfg.cases.check ? max_bytes : 0);
   const bool baseline = cfg.baseline_mpi && !baseline_unavailable(cfg.cases.type, space, max_bytes);
   const int rank = comm.rank(), p = comm.size();
@@ -95,7 +98,9 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
 
   std::vector<TimedCase> results;
   std::optional<harness::Progress> progress;
-  if (rank == 0) progress.emplace("ddlrun", cfg.cases.sizes.size() * cfg.cases.algos.size());
+  if (rank == 0)
+    progress.emplace("ddlrun", cfg.cases.sizes.size() * cfg.cases.algos.size() *
+                                   (cfg.cases.out_of_place_too ? 2 : 1));
   for (std::size_t size : cfg.cases.sizes) {
     const std::size_t bytes = size / elem * elem, count = bytes / elem;
     const MutView view = buffer.slice(0, bytes);
@@ -111,40 +116,54 @@ std::vector<TimedCase> run_timed_sweep(Communicator& comm, MPI_Comm world, Buffe
             run_mpi_collective(cfg.baseline_collective, view.data, count, cfg.cases.type,
                                cfg.cases.op, cfg.cases.options.root, world);
           });
-    for (const std::string& name : cfg.cases.algos) {
-      const Algorithm& algo = find_algorithm(name);
-      int iteration = -cfg.cases.warmup;
-      auto refill = [&] {
-        if (cfg.on_iteration) cfg.on_iteration(name, bytes, iteration++);
-        if (!cfg.cases.check) return;
-        fill_input(host.data(), count, cfg.cases.type, cfg.cases.op, algo.collective, rank, p,
-                   cfg.cases.options.root);
-        space.upload(view, host.data());
-      };
-      TimedCase c;
-      c.algo = name;
-      c.bytes = bytes;
-      c.mpi_time_s = mpi_time;
-      c.time_s = time_iterations(comm, world, cfg, refill, [&] {
-        fault_point("sweep");
-        algo.run(comm, view, cfg.cases.type, cfg.cases.op, cfg.cases.options);
-      });
-      if (cfg.cases.check) {
-        space.download(host.data(), view);
-        unsigned long long wrong = check_output(host.data(), count, cfg.cases.type, cfg.cases.op,
-                                                algo.collective, rank, p, cfg.cases.options.root)
-                                       .wrong;
-        bounded_allreduce(&wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, world, cfg.timeout_s,
-                          "the MPI_Allreduce of wrong counts");
-        c.wrong = static_cast<std::size_t>(wrong);
+    for (const std::string& name : cfg.cases.algos)
+      for (const bool out_of_place : {true, false}) {
+        if (out_of_place && !cfg.cases.out_of_place_too) continue;
+        const Algorithm& algo = find_algorithm(name);
+        const MutView input = out_of_place ? input_buffer.slice(0, bytes) : view;
+        int iteration = -cfg.cases.warmup;
+        auto refill = [&] {
+          if (cfg.on_iteration) cfg.on_iteration(name, bytes, iteration++);
+          if (!cfg.cases.check) return;
+          if (out_of_place) {  // the output starts poisoned: what the call leaves is wrong
+            fill_poison(host.data(), count, cfg.cases.type);
+            space.upload(view, host.data());
+          }
+          fill_input(host.data(), count, cfg.cases.type, cfg.cases.op, algo.collective, rank, p,
+                     cfg.cases.options.root);
+          space.upload(input, host.data());
+        };
+        TimedCase c;
+        c.algo = name;
+        c.bytes = bytes;
+        c.out_of_place = out_of_place;
+        c.mpi_time_s = mpi_time;
+        c.time_s = time_iterations(comm, world, cfg, refill, [&] {
+          fault_point("sweep");
+          if (out_of_place)
+            run_out_of_place_call(comm, algo, input, view, cfg.cases.type, cfg.cases.op,
+                                  cfg.cases.options);
+          else
+            algo.run(comm, view, cfg.cases.type, cfg.cases.op, cfg.cases.options);
+        });
+        if (cfg.cases.check) {
+          space.download(host.data(), view);
+          unsigned long long wrong = check_output(host.data(), count, cfg.cases.type, cfg.cases.op,
+                                                  algo.collective, rank, p, cfg.cases.options.root)
+                                         .wrong;
+          bounded_allreduce(&wrong, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, world, cfg.timeout_s,
+                            "the MPI_Allreduce of wrong counts");
+          c.wrong = static_cast<std::size_t>(wrong);
+        }
+        if (rank == 0 && cfg.on_case) {
+          if (progress) progress->end_line();
+          cfg.on_case(c);
+        }
+        results.push_back(std::move(c));
+        if (progress)
+          progress->step(name + " " + std::to_string(bytes) + " B" +
+                         (out_of_place ? " out of place" : ""));
       }
-      if (rank == 0 && cfg.on_case) {
-        if (progress) progress->end_line();
-        cfg.on_case(c);
-      }
-      results.push_back(std::move(c));
-      if (progress) progress->step(name + " " + std::to_string(bytes) + " B");
-    }
   }
   return results;
 }

@@ -53,6 +53,7 @@ struct TimedSweepConfig {
 struct TimedCase {
   std::string algo;
   std::size_t bytes = 0;
+  bool out_of_place = false;  // cases.out_of_place_too: the out-of-place call (before in place)
   double time_s = 0;
   std::optional<std::size_t> wrong;
   std::optional<double> mpi_time_s;  // absent when MPI has no such datatype or buffer access

@@ -100,6 +100,10 @@ RunArguments parse_run_arguments(int argc, char** argv, po::options_description&
     const std::string b = vm["baseline"].as<std::string>();
     if (b != "mpi") throw InvalidArgument("unknown --baseline '" + b + "' (known: mpi)");
     a.baseline_mpi = true;
+    if (a.common.format == harness::Format::nccl)
+      throw InvalidArgument(
+          "--baseline mpi adds a column block nccl-tests' table has no place for: use "
+          "--format table, csv or json with it");
     // One baseline per size: the MPI collective of the algorithms', so they must share one.
     for (const std::string& n : a.common.algos)
       if (find_algorithm(n).collective != find_algorithm(a.common.algos.front()).collective)
@@ -121,6 +125,10 @@ RunArguments parse_run_arguments(int argc, char** argv, po::options_description&
     if (a.workload)
       throw InvalidArgument(
           "--trace records collective sweeps, not --workload runs (see ddlrun --help)");
+    if (a.common.format == harness::Format::nccl)
+      throw InvalidArgument(
+          "--trace labels in-place calls only, and --format nccl adds out-of-place ones: trace "
+          "with --format table, csv or json");
     a.trace = vm["trace"].as<std::string>();
     harness::trace_format_for(*a.trace);  // a bad extension fails alike on every rank
   }

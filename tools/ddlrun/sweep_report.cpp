@@ -23,9 +23,12 @@ harness::Row sweep_row(const TimedCase& c, const TimedSweepConfig& cfg, const Di
   harness::Row row = harness::make_row(c.bytes, cfg.cases.type, cfg.cases.op, c.algo,
                                        dims.to_string(), c.time_s, ranks);
   row.wrong = c.wrong;
+  row.out_of_place = c.out_of_place;
+  row.root = cfg.cases.options.root;
   if (c.mpi_time_s) {
     row.mpi_time_s = c.mpi_time_s;
-    row.mpi_busbw_gbs = harness::bus_bandwidth_gbs(c.bytes, *c.mpi_time_s, "ring", ranks);
+    // The MPI collective of the algorithm's collective: its bus factor.
+    row.mpi_busbw_gbs = harness::bus_bandwidth_gbs(c.bytes, *c.mpi_time_s, c.algo, ranks);
   }
   row.chosen =
       harness::algorithm_run(c.algo, cfg.cases.options, ranks, c.bytes, shared_memory, eager_limit);

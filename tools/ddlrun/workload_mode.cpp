@@ -130,6 +130,10 @@ std::optional<WorkloadArguments> read_workload_arguments(const po::variables_map
     throw InvalidArgument(
         "--workload runs on host memory only (its compute is a timed busy-wait on the CPU)");
   if (vm.count("baseline")) throw InvalidArgument("--baseline does not go with --workload");
+  if (vm["format"].as<std::string>() == "nccl")
+    throw InvalidArgument(
+        "--format nccl is nccl-tests' table of a collective sweep; a --workload report is table, "
+        "csv or json");
   int level = MPI_THREAD_SINGLE;
   MPI_Query_thread(&level);
   if (level < MPI_THREAD_MULTIPLE)

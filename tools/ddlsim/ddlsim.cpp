@@ -179,6 +179,14 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   if (ranks.root()) result.emplace(common.output);
   if (sim::workload_requested(vm) && common.plan_file)
     throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
+  if (vm.count("trace") && common.format == harness::Format::nccl)
+    throw InvalidArgument(
+        "--trace labels in-place calls only, and --format nccl adds out-of-place ones: trace with "
+        "--format table, csv or json");
+  if (sim::workload_requested(vm) && common.format == harness::Format::nccl)
+    throw InvalidArgument(
+        "--format nccl is nccl-tests' table of a collective sweep; a --workload report is table, "
+        "csv or json");
   if (sim::workload_requested(vm)) {
     const int rc = sim::run_workload_mode(
         vm, common, harness::resolve_data_path(vm["platform"].as<std::string>()),
@@ -242,13 +250,16 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   const sim::CaseDone print_row = [&](std::size_t, const sim::CaseResult& r) {
     harness::Row row = harness::make_row(r.bytes, common.dtype, common.op, r.algo, dims.to_string(),
                                          r.time_s, platform.ranks());
-    try {
-      row.model_s =
-          sim::platform_model_time(platform, topology, dims, r.algo, r.bytes, config.options);
-    } catch (const InvalidArgument&) {
-      // An algorithm without a model formula leaves the cell empty rather than failing the run.
-    }
+    // The model prices in-place calls (an out-of-place row's model cell stays empty).
+    if (!r.out_of_place) try {
+        row.model_s =
+            sim::platform_model_time(platform, topology, dims, r.algo, r.bytes, config.options);
+      } catch (const InvalidArgument&) {
+        // An algorithm without a model formula leaves the cell empty rather than failing the run.
+      }
     row.wrong = r.wrong;
+    row.out_of_place = r.out_of_place;
+    row.root = config.options.root;
     row.chosen =
         harness::algorithm_run(r.algo, config.options, platform.ranks(), r.bytes, false, 0);
     if (shown) shown->end_line();

@@ -91,6 +91,7 @@ class RowCollector {
       // As run_cases names them: the canonical name, whole elements.
       rows_[k].algo = find_algorithm(all[k].algo).name;
       rows_[k].bytes = all[k].bytes / dtype_size(config.type) * dtype_size(config.type);
+      rows_[k].out_of_place = all[k].out_of_place;
     }
     received_.assign(n_, 0);
     errors_.resize(n_);
