@@ -143,6 +143,15 @@ int main(int argc, char** argv) {
   EXPECT(
       ddl_collective_inplace(comm, DDL_REDUCE, x, small, DDL_FLOAT32, DDL_SUM, odd ? 1 : 0, NULL),
       DDL_ERROR_RANKS_DISAGREE, message);
+  /* An all-to-all whose count differs on one rank: an error on every rank, not a receive of
+   * another size (blocks of count / p elements differ too). */
+  snprintf(message, sizeof message,
+           "ddl_collective_inplace: ranks disagree on the call: rank %d has count %zu, rank 0 has "
+           "count %zu",
+           ranks - 1, 2 * small, small);
+  EXPECT(ddl_collective_inplace(comm, DDL_ALLTOALL, x, odd ? 2 * small : small, DDL_FLOAT32,
+                                DDL_SUM, 0, "alltoall_pairwise"),
+         DDL_ERROR_RANKS_DISAGREE, message);
   /* The communicator is still in step: matching calls are exact. */
   expect_exact_sum(comm, 1027, "ring", __LINE__);
   expect_exact_sum(comm, big, "auto", __LINE__);
