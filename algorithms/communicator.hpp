@@ -35,12 +35,11 @@
 // so a group's operations are traced and faulted too. A group learns its place in the machine's
 // grid from algorithms/group_grid.hpp.
 //
-// Room kept for non-blocking collectives (their design): not a method here but a handle in
-// algorithms/ over the core. A collective starts as its schedules (schedule.hpp) held by a
-// handle, and the executor plays a handle's next steps when the rank tests or waits on it;
-// waiting on several plays their steps side by side, as execute() plays several schedules today.
-// Straight-line code without threads or callbacks (SimGrid actors block), so every backend has
-// them at once.
+// Non-blocking collectives are not methods here: algorithms/nonblocking.hpp starts a collective
+// on a stream of its own beside the rank's caller (a thread; an actor on the simulator) and
+// hands back a handle to test or wait on. The design once kept room for a resumable executor
+// instead; streams won because algorithms are straight functions that play several schedules in
+// turn, and a stream runs any of them unchanged on every backend (nonblocking.hpp says more).
 #pragma once
 
 #include <cstddef>

@@ -10,8 +10,10 @@
 #include "algorithms/group_grid.hpp"
 #include "algorithms/registry.hpp"
 #include "loopback/loopback_communicator.hpp"
+#include "loopback/tests/rank_notes.hpp"
 
 using namespace ddl;
+using ddl::test::Notes;
 
 namespace {
 
@@ -52,30 +54,6 @@ std::string allreduce_in(Communicator& group, const Algorithm& algo, std::size_t
          std::to_string(group.rank()) + " index " + std::to_string(c.first_wrong) + " got " +
          std::to_string(c.got) + " expected " + std::to_string(c.expected);
 }
-
-// Catch2's assertions are not thread-safe (ThreadSanitizer sees their counters race): each rank
-// notes the first check that failed in its own slot, and the test checks the slots afterwards.
-class Notes {
- public:
-  explicit Notes(int ranks) : first_(static_cast<std::size_t>(ranks)) {}
-  // Notes `what` for `rank` unless `ok`; returns ok.
-  bool expect(int rank, bool ok, const std::string& what) {
-    std::string& first = first_[static_cast<std::size_t>(rank)];
-    if (!ok && first.empty()) first = "rank " + std::to_string(rank) + ": " + what;
-    return ok;
-  }
-  void check() const {
-    for (const std::string& f : first_) CHECK(f == "");
-  }
-
- private:
-  std::vector<std::string> first_;
-};
-
-// EXPECT notes a failed condition; REQUIRED also ends the rank's body there.
-#define EXPECT(...) notes.expect(world.rank(), static_cast<bool>(__VA_ARGS__), #__VA_ARGS__)
-#define REQUIRED(...) \
-  if (!EXPECT(__VA_ARGS__)) return
 
 }  // namespace
 

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "algorithms/check_pattern.hpp"
+#include "algorithms/nonblocking.hpp"
 #include "algorithms/registry.hpp"
+#include "algorithms/thread_streams.hpp"
 #include "real/mpi/mpi_communicator.hpp"
 
 using namespace ddl;
@@ -65,4 +67,38 @@ TEST_CASE("split with a negative color gets no communicator", "[mpi][groups]") {
   const std::unique_ptr<Communicator> group = world.split(world.rank() == 0 ? -1 : 0, 0);
   CHECK((group == nullptr) == (world.rank() == 0));
   if (group) CHECK(group->size() == world.size() - 1);
+}
+
+TEST_CASE("non-blocking: halves and strided groups in flight at once, exact", "[mpi][groups]") {
+  int level = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&level);
+  if (level < MPI_THREAD_MULTIPLE) {  // the same on every rank: they all leave here
+    WARN("this MPI provides no MPI_THREAD_MULTIPLE: non-blocking collectives not tested");
+    return;
+  }
+  MpiCommunicator world(MPI_COMM_WORLD, 30);
+  const int r = world.rank();
+  const std::unique_ptr<Communicator> half = world.split(r / 2, r);
+  const std::unique_ptr<Communicator> strided = world.split(r % 2, r);
+  ThreadLauncher threads;
+  NonBlocking nb(threads);
+  const std::size_t count = 1001;
+  std::vector<float> a(count), b(count);
+  fill_input(a.data(), count, DType::float32, ReduceOp::sum, Collective::allreduce, half->rank(),
+             half->size(), 0);
+  fill_input(b.data(), count, DType::float32, ReduceOp::sum, Collective::alltoall, strided->rank(),
+             strided->size(), 0);
+  CollectiveHandle ha = nb.start(*half, find_algorithm("ring"), {a.data(), count * sizeof(float)},
+                                 DType::float32, ReduceOp::sum, Options{});
+  CollectiveHandle hb =
+      nb.start(*strided, find_algorithm("alltoall_pairwise"), {b.data(), count * sizeof(float)},
+               DType::float32, ReduceOp::sum, Options{});
+  ha.wait();
+  hb.wait();
+  CHECK(check_output(a.data(), count, DType::float32, ReduceOp::sum, Collective::allreduce,
+                     half->rank(), half->size(), 0)
+            .wrong == 0);
+  CHECK(check_output(b.data(), count, DType::float32, ReduceOp::sum, Collective::alltoall,
+                     strided->rank(), strided->size(), 0)
+            .wrong == 0);
 }
