@@ -73,34 +73,57 @@ void append(Schedule& to, const Schedule& steps) {
 
 }  // namespace
 
+std::vector<Block> ddl_pieces(const Dims& dims, int rank, int slice, Block range,
+                              std::size_t elem_size, const Options& options) {
+  check_options(dims, options);
+  const std::vector<int> coords = dims.coords(rank);
+  std::vector<Block> pieces = {range};
+  for (int dim : ddl_dimension_order(slice, dims.count())) {
+    const int extent = dims.extent(dim), me = coords[static_cast<std::size_t>(dim)];
+    // The block this member holds reduced: its own for a ring, hd's (order-dependent) one.
+    const int owned = method_of(options, dim) == IntraMethod::halving_doubling
+                          ? hd_owned_block(me, extent, options.hd_order)
+                          : me;
+    pieces.push_back(partition(pieces.back(), static_cast<std::size_t>(extent),
+                               elem_size)[static_cast<std::size_t>(owned)]);
+  }
+  return pieces;
+}
+
 std::vector<Schedule> ddl_phases(const Dims& dims, int rank, int slice, Block range,
                                  std::size_t elem_size, const Options& options) {
-  check_options(dims, options);
+  const std::vector<Block> pieces = ddl_pieces(dims, rank, slice, range, elem_size, options);
   const std::vector<int> coords = dims.coords(rank);
   const std::vector<int> order = ddl_dimension_order(slice, dims.count());
   std::vector<Schedule> phases;
-  std::vector<Block> pieces;  // the piece each dimension worked on, for the way back
-  std::vector<Group> groups;
-  Block piece = range;
-  for (int dim : order) {
-    Group group{dims.group(rank, dim), coords[static_cast<std::size_t>(dim)]};
-    const bool hd = method_of(options, dim) == IntraMethod::halving_doubling;
-    phases.push_back(hd ? hd_reduce_scatter(group, piece, elem_size, dim, options.hd_order)
-                        : ring_reduce_scatter(group, piece, elem_size, dim));
-    pieces.push_back(piece);
-    groups.push_back(group);
-    // The block this member holds reduced: its own for a ring, hd's (order-dependent) one.
-    const int owned = hd ? hd_owned_block(group.me, group.size(), options.hd_order) : group.me;
-    piece = partition(piece, static_cast<std::size_t>(group.size()),
-                      elem_size)[static_cast<std::size_t>(owned)];
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const int dim = order[i];
+    const Group group{dims.group(rank, dim), coords[static_cast<std::size_t>(dim)]};
+    phases.push_back(method_of(options, dim) == IntraMethod::halving_doubling
+                         ? hd_reduce_scatter(group, pieces[i], elem_size, dim, options.hd_order)
+                         : ring_reduce_scatter(group, pieces[i], elem_size, dim));
   }
   for (std::size_t i = order.size(); i-- > 0;) {
     const int dim = order[i];
-    const bool hd = method_of(options, dim) == IntraMethod::halving_doubling;
-    phases.push_back(hd ? hd_allgather(groups[i], pieces[i], elem_size, dim, options.hd_order)
-                        : ring_allgather(groups[i], pieces[i], elem_size, dim));
+    const Group group{dims.group(rank, dim), coords[static_cast<std::size_t>(dim)]};
+    phases.push_back(method_of(options, dim) == IntraMethod::halving_doubling
+                         ? hd_allgather(group, pieces[i], elem_size, dim, options.hd_order)
+                         : ring_allgather(group, pieces[i], elem_size, dim));
   }
   return phases;
+}
+
+Holdings ddl_holdings(const Dims& dims, std::size_t count, std::size_t elem_size,
+                      const Options& options) {
+  check_options(dims, options);
+  Holdings held(static_cast<std::size_t>(dims.rank_count()));
+  const std::vector<Block> slices =
+      partition(count, static_cast<std::size_t>(options.rings), elem_size);
+  for (int r = 0; r < dims.rank_count(); ++r)
+    for (int j = 0; j < options.rings; ++j)
+      held[static_cast<std::size_t>(r)].push_back(
+          ddl_pieces(dims, r, j, slices[static_cast<std::size_t>(j)], elem_size, options).back());
+  return held;
 }
 
 std::vector<Schedule> ddl_schedules(const Dims& dims, int rank, std::size_t count,

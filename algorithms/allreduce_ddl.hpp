@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "algorithms/redistribute.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/schedule.hpp"
 
@@ -11,6 +12,11 @@ namespace ddl {
 // The order in which slice j walks the k dimensions: j mod k, j+1 mod k, ... (rotated so that
 // concurrent slices keep different link classes busy at the same time).
 std::vector<int> ddl_dimension_order(int slice, int dims);
+
+// The pieces of `range` that `rank` works on along slice `slice`'s order: `range` itself, then
+// the piece it holds reduced after each dimension's reduce-scatter (k + 1 of them).
+std::vector<Block> ddl_pieces(const Dims& dims, int rank, int slice, Block range,
+                              std::size_t elem_size, const Options& options);
 
 // The 2k phases (reduce-scatters along slice `slice`'s order, then allgathers back) of `rank`
 // on grid `dims` over `range` of the buffer.
@@ -23,6 +29,11 @@ std::vector<Schedule> ddl_phases(const Dims& dims, int rank, int slice, Block ra
 // on a dimension whose extent is not a power of two.
 std::vector<Schedule> ddl_schedules(const Dims& dims, int rank, std::size_t count,
                                     std::size_t elem_size, const Options& options);
+
+// What every rank holds reduced after the reduce-scatter phases of every slice (one chunk per
+// slice): the pieces reduce_scatter_ddl hands on to the blocks' owners (redistribute.hpp).
+Holdings ddl_holdings(const Dims& dims, std::size_t count, std::size_t elem_size,
+                      const Options& options);
 
 // The gates of ddl_schedules' pipeline (schedule.hpp): none for one chunk (a lockstep play);
 // else chunk k of a slice starts once chunk k-1 has played its first phase.

@@ -40,17 +40,39 @@ int rhd_survivors(int ranks) {
   return survivors;
 }
 
-Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_size,
-                      HdOrder order) {
+bool rhd_survives(int ranks, int rank) {
+  return rank >= 2 * (ranks - rhd_survivors(ranks)) || rank % 2 == 1;
+}
+
+Group rhd_group(int ranks, int rank) {
   DDL_CHECK(rank >= 0 && rank < ranks, "rhd: rank out of range");
-  const int survivors = rhd_survivors(ranks), folded = ranks - survivors;
-  const Block all{0, count * elem_size};
+  const int folded = ranks - rhd_survivors(ranks);
   // Survivors in new-rank order: the odd ranks of the folded pairs, then everyone from 2r on.
   Group group;
   for (int r = 0; r < ranks; ++r)
-    if (r >= 2 * folded || r % 2 == 1) group.ranks.push_back(r);
-  const bool survives = rank >= 2 * folded || rank % 2 == 1;
+    if (rhd_survives(ranks, r)) group.ranks.push_back(r);
   group.me = rank >= 2 * folded ? rank - folded : rank / 2;
+  return group;
+}
+
+Holdings rhd_holdings(int ranks, std::size_t count, std::size_t elem_size, HdOrder order) {
+  const int survivors = rhd_survivors(ranks);
+  const std::vector<Block> blocks =
+      partition(count, static_cast<std::size_t>(survivors), elem_size);
+  Holdings held(static_cast<std::size_t>(ranks));
+  const Group group = rhd_group(ranks, 0);  // the survivors in new-rank order
+  for (int j = 0; j < survivors; ++j)
+    held[static_cast<std::size_t>(group.ranks[static_cast<std::size_t>(j)])].push_back(
+        blocks[static_cast<std::size_t>(hd_owned_block(j, survivors, order))]);
+  return held;
+}
+
+Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_size,
+                      HdOrder order) {
+  const int survivors = rhd_survivors(ranks), folded = ranks - survivors;
+  const Block all{0, count * elem_size};
+  const Group group = rhd_group(ranks, rank);
+  const bool survives = rhd_survives(ranks, rank);
 
   Schedule schedule;
   Step fold, unfold;

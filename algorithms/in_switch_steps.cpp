@@ -40,7 +40,10 @@ void require_domain_is(const std::vector<int>& domain, const Group& expected, Sw
   if (domain == expected.ranks) return;
   auto list = [](const std::vector<int>& r) {
     std::string s;
-    for (int x : r) s += (s.empty() ? "" : ",") + std::to_string(x);
+    for (int x : r) {  // appended one by one: GCC 12 warns (-Wrestrict) on `"," + std::string`
+      if (!s.empty()) s += ',';
+      s += std::to_string(x);
+    }
     return s;
   };
   throw InvalidArgument(std::string(algo) + ": rank " + std::to_string(rank) + "'s " +

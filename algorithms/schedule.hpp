@@ -99,7 +99,7 @@ struct ExecOptions {
   // first (Communicator::wait_any). Pipelines need it: a chunk crossing the network must not
   // wait, step by step, for another chunk crossing a node. Schedules must then touch disjoint
   // bytes; uniform_runs does not apply (every step is played).
-  std::vector<Gate> gates;
+  std::vector<Gate> gates = {};
 };
 
 // Run the schedules concurrently: at step t every schedule that has a step t posts its

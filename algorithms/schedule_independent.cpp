@@ -35,11 +35,11 @@ struct Lane {
   const Schedule* schedule = nullptr;
   int tag = 0;
   Gate gate;
-  std::size_t done = 0;     // steps completed
-  bool playing = false;     // its step `done` is posted
-  std::size_t open = 0;     // flows of that step not complete
-  std::vector<Flow> flows;  // of that step
-  MutView landing;          // its part of the scratch
+  std::size_t done = 0;          // steps completed
+  bool playing = false;          // its step `done` is posted
+  std::size_t open = 0;          // flows of that step not complete
+  std::vector<Flow> flows = {};  // of that step
+  MutView landing = {};          // its part of the scratch
 };
 
 struct Posted {

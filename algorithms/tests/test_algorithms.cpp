@@ -94,6 +94,40 @@ TEST_CASE("ddl is exact for every factorization, ring count and segmenting", "[l
           }
 }
 
+TEST_CASE(
+    "ddl's and hd's reduce-scatter and allgather are exact for every factorization and method",
+    "[loopback][ddl]") {
+  for (const char* name : {"reduce_scatter_ddl", "allgather_ddl"})
+    for (int p : {1, 2, 3, 4, 6, 8, 12, 16})
+      for (const Dims& dims : factorizations(p, 3))
+        for (int rings : {1, 2})
+          for (std::size_t count : {static_cast<std::size_t>(p) + 1, std::size_t{4099}}) {
+            Options opts;
+            opts.dims = dims;
+            opts.rings = rings;
+            require_exact(find_algorithm(name), p, count, DType::float32, ReduceOp::sum, opts);
+            // Halving-doubling in every power-of-two dimension, both orders: pieces bit-reversed
+            // (near) or in place (far) reach their blocks alike.
+            opts.methods.clear();
+            for (int d = 0; d < dims.count(); ++d)
+              opts.methods.push_back(is_power_of_two(dims.extent(d)) ? IntraMethod::halving_doubling
+                                                                     : IntraMethod::ring);
+            for (HdOrder order : {HdOrder::near, HdOrder::far}) {
+              opts.hd_order = order;
+              require_exact(find_algorithm(name), p, count, DType::int32, ReduceOp::max, opts);
+            }
+          }
+  for (const char* name : {"reduce_scatter_hd", "allgather_hd"})
+    for (int p = 1; p <= 16; ++p)
+      for (HdOrder order : {HdOrder::near, HdOrder::far}) {
+        Options opts;
+        opts.hd_order = order;
+        for (std::size_t count :
+             {static_cast<std::size_t>(p) - 1, static_cast<std::size_t>(p) + 3, std::size_t{4099}})
+          require_exact(find_algorithm(name), p, count, DType::float32, ReduceOp::sum, opts);
+      }
+}
+
 TEST_CASE("ddl pipelined over chunks is exact for every factorization, ring count and method",
           "[loopback][ddl][chunks]") {
   const Algorithm& ddl = find_algorithm("ddl");
