@@ -1,12 +1,16 @@
-"""Data-parallel training on CPU ranks with ddl's allreduce as DDP's communication hook.
+"""Data-parallel training on CPU ranks with ddl: as DDP's communication hook, or as its backend.
 
     mpirun --oversubscribe -np 2 /usr/bin/python3 examples/python/train_ddp.py
     mpirun --oversubscribe -np 4 /usr/bin/python3 examples/python/train_ddp.py \
         --model transformer --algo ring
+    mpirun --oversubscribe -np 2 /usr/bin/python3 examples/python/train_ddp.py --backend ddl
 
 Each rank trains the same seeded model on its own synthetic batch (torchvision's ResNet-18 on
-random 32x32 images and 10 classes, or a small transformer encoder on random tokens);
-DistributedDataParallel averages the gradients through ddl.torch.allreduce_hook.
+random 32x32 images and 10 classes, or a small transformer encoder on random tokens).
+--backend hook (the default): DistributedDataParallel over gloo averages the gradients through
+ddl.torch.allreduce_hook. --backend ddl: plain DistributedDataParallel (no hook) over
+torch.distributed's "ddl" backend (ddl.distributed), which also broadcasts the initial
+parameters and checks their shapes; its collectives run ddl's default algorithms.
 
 --compare-gloo also trains a second copy with plain DDP over gloo (no hook) on the same batches
 and compares the parameters after the last step: it exits 1 when they differ by more than
@@ -20,6 +24,7 @@ import sys
 import time
 
 import torch
+import torch.distributed as dist
 import torch.nn as nn
 from torch.nn.parallel import DistributedDataParallel
 
@@ -98,9 +103,13 @@ def main():
     p.add_argument("--batch", type=int, default=8, help="samples per rank and step (default 8)")
     p.add_argument("--lr", type=float, default=0.01, help="SGD learning rate (default 0.01)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--algo", default="ddl", help=f"ddl's algorithm: {', '.join(ddl.algorithms())}")
+    p.add_argument("--backend", choices=["hook", "ddl"], default="hook",
+                   help="hook: DDP over gloo with ddl's allreduce as its communication hook "
+                   "(default); ddl: plain DDP over torch.distributed's ddl backend")
+    p.add_argument("--algo", default=None,
+                   help=f"--backend hook: ddl's algorithm (default ddl): {', '.join(ddl.algorithms())}")
     p.add_argument("--dims", default=None,
-                   help="ddl's grid, e.g. 2x2 (default: ranks per node x nodes)")
+                   help="--backend hook: ddl's grid, e.g. 2x2 (default: ranks per node x nodes)")
     p.add_argument("--compare-gloo", action="store_true",
                    help="also train with plain DDP over gloo and compare the parameters")
     p.add_argument("--tolerance", type=float, default=0.0,
@@ -112,25 +121,35 @@ def main():
     if args.steps < 1 or args.batch < 1:
         p.error("--steps and --batch must be at least 1")
 
+    if args.backend == "ddl" and (args.algo is not None or args.dims is not None):
+        p.error("--algo and --dims choose the hook's algorithm; --backend ddl runs ddl's defaults")
+
     torch.set_num_threads(1)  # ranks share the cores
-    hook_state = ddl.torch.HookState(args.algo, args.dims, args.timeout)  # checks --algo first
-    ddl.torch.init_process_group(timeout=args.timeout)
+    if args.backend == "hook":
+        hook_state = ddl.torch.HookState(args.algo or "ddl", args.dims, args.timeout)  # checks --algo
+    ddl.torch.init_process_group(backend="ddl" if args.backend == "ddl" else "gloo",
+                                 timeout=args.timeout)
+    # The reference's group: gloo over every rank (the default group itself under the hook).
+    gloo = dist.new_group(backend="gloo") if args.backend == "ddl" and args.compare_gloo else None
     rank, world = ddl.rank(), ddl.size()
     batches = make_batches(args.model, args.steps, args.batch, args.seed, rank)
 
     model = DistributedDataParallel(make_model(args.model, args.seed))
-    model.register_comm_hook(hook_state, ddl.torch.allreduce_hook)
+    if args.backend == "hook":
+        model.register_comm_hook(hook_state, ddl.torch.allreduce_hook)
     start = time.perf_counter()
     losses = train(model, batches, args.lr)
     seconds = time.perf_counter() - start
     if rank == 0:
-        print(f"{args.model} on {world} ranks, ddl algorithm {args.algo}: {args.steps} steps in "
-              f"{seconds:.2f} s; loss {' '.join(f'{l:.4f}' for l in losses)}")
+        how = (f"ddl algorithm {args.algo or 'ddl'} as DDP's hook" if args.backend == "hook"
+               else "DDP over the ddl backend")
+        print(f"{args.model} on {world} ranks, {how}: {args.steps} steps in {seconds:.2f} s; "
+              f"loss {' '.join(f'{l:.4f}' for l in losses)}")
     if not args.compare_gloo:
         torch.distributed.destroy_process_group()
         return 0
 
-    reference = DistributedDataParallel(make_model(args.model, args.seed))
+    reference = DistributedDataParallel(make_model(args.model, args.seed), process_group=gloo)
     reference_losses = train(reference, batches, args.lr)
     difference = max_difference(model.module, reference.module)
     # Every rank holds the same parameters (DDP's invariant): every rank reaches the same verdict.

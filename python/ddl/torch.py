@@ -67,11 +67,16 @@ def _free_port(address):
 def init_process_group(backend="gloo", timeout=60.0):
     """torch.distributed's default group over the MPI ranks: rank and size from MPI.
 
+    backend: "gloo" (what the hook needs), or "ddl" for torch.distributed's ddl backend
+    (ddl.distributed, imported here for it).
+
     The rendezvous is rank 0's TCP store at MASTER_ADDR (default 127.0.0.1: one node; set it to
     rank 0's address across nodes) and MASTER_PORT, or when that is unset a port rank 0 finds free
     and sends to the others with ddl (so concurrent jobs on one machine never collide on a fixed
     port). Every wait, the rendezvous included, is bounded by `timeout` seconds.
     """
+    if backend == "ddl":
+        import ddl.distributed  # noqa: F401 (registers the backend)
     rank, world = collectives.rank(), collectives.size()
     address = os.environ.get("MASTER_ADDR", "127.0.0.1")
     if "MASTER_PORT" in os.environ:

@@ -11,8 +11,16 @@ namespace {
 struct ToolSession {
   bool open = false;
   ToolSession() {
+    // Open MPI's MPI_T_init_thread sets the thread level of the whole library, the one
+    // MPI_Init_thread chose included: asking for MPI_THREAD_SINGLE there turned Open MPI's own
+    // locking off under an MPI_THREAD_MULTIPLE program (MPI_Query_thread then said 0). So the
+    // session asks for the level MPI already runs at.
+    int level = MPI_THREAD_SINGLE, initialised = 0, finalized = 0;
+    MPI_Initialized(&initialised);
+    MPI_Finalized(&finalized);
+    if (initialised && !finalized) MPI_Query_thread(&level);
     int provided = 0;
-    open = MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS;
+    open = MPI_T_init_thread(level, &provided) == MPI_SUCCESS;
   }
   ~ToolSession() {
     if (open) MPI_T_finalize();
