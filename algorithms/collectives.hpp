@@ -35,6 +35,11 @@ void reduce_binomial(Communicator&, MutView, DType, ReduceOp, const Options&);
 void gather_direct(Communicator&, MutView, DType, ReduceOp, const Options&);
 void scatter_direct(Communicator&, MutView, DType, ReduceOp, const Options&);
 void sendrecv_ring(Communicator&, MutView, DType, ReduceOp, const Options&);
+void reduce_scatter_auto(Communicator&, MutView, DType, ReduceOp, const Options&);
+void allgather_auto(Communicator&, MutView, DType, ReduceOp, const Options&);
+void broadcast_auto(Communicator&, MutView, DType, ReduceOp, const Options&);
+void alltoall_auto(Communicator&, MutView, DType, ReduceOp, const Options&);
+void reduce_auto(Communicator&, MutView, DType, ReduceOp, const Options&);
 
 double allreduce_direct_cost(const CostQuery&);
 double allreduce_ring_cost(const CostQuery&);
@@ -64,5 +69,10 @@ double reduce_binomial_cost(const CostQuery&);
 double gather_direct_cost(const CostQuery&);
 double scatter_direct_cost(const CostQuery&);
 double sendrecv_ring_cost(const CostQuery&);
+double reduce_scatter_auto_cost(const CostQuery&);
+double allgather_auto_cost(const CostQuery&);
+double broadcast_auto_cost(const CostQuery&);
+double alltoall_auto_cost(const CostQuery&);
+double reduce_auto_cost(const CostQuery&);
 
 }  // namespace ddl

@@ -82,6 +82,25 @@ std::string best_allreduce(const Dims& dims, const CostParams& c, std::size_t by
   return best;
 }
 
+std::string best_algorithm(Collective c, const Dims& dims, const CostParams& params,
+                           std::size_t bytes, const Options& o, const Topology* topology) {
+  if (c == Collective::allreduce) return best_allreduce(dims, params, bytes, o, topology);
+  const CostQuery q = make_query(dims, params, bytes, o, topology);
+  constexpr double kTie = 1e-9;  // as best_allreduce's
+  std::string best;
+  double best_time = 0;
+  for (const Algorithm& a : algorithms()) {
+    if (a.collective != c || a.picks_others) continue;
+    const double t = dims.rank_count() == 1 || bytes == 0 ? 0 : a.cost(q);
+    if (best.empty() || t < best_time * (1 - kTie)) {
+      best = a.name;
+      best_time = t;
+    }
+  }
+  DDL_CHECK(!best.empty(), "best_algorithm: no algorithm for " + std::string(to_string(c)));
+  return best;
+}
+
 bool shares_memory_with_all(Communicator& comm) {
   const OneSided* shared = comm.one_sided();
   for (int peer = 0; peer < comm.size(); ++peer)

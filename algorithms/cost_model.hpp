@@ -38,6 +38,13 @@ double model_time(std::string_view name, const Dims& dims, const CostParams& par
 std::string best_allreduce(const Dims& dims, const CostParams& params, std::size_t bytes,
                            const Options& options, const Topology* topology = nullptr);
 
+// The algorithm of collective `c` with the least model_time: best_allreduce's answer for
+// allreduce; for the others the least of that collective's algorithms (those that pick others
+// excluded, ties to the earlier entry of the table).
+std::string best_algorithm(Collective c, const Dims& dims, const CostParams& params,
+                           std::size_t bytes, const Options& options,
+                           const Topology* topology = nullptr);
+
 // Whether `comm` reaches the memory of every other rank (OneSided::shares_memory_with; never
 // without one-sided access): its ranks are one node. Sharing is per node, so the first peer that
 // does not share ends the search.

@@ -21,8 +21,9 @@ void Plan::validate() const {
                             ", inside or before the previous entry (up to " +
                             std::to_string(entries[i - 1].max_bytes) + ")");
     const Algorithm& a = find_algorithm(e.algorithm);  // throws naming the bad token
-    if (a.collective != Collective::allreduce || a.name.rfind("auto", 0) == 0)
-      throw InvalidArgument(where + ": not an allreduce algorithm `auto` can run");
+    if (a.collective != collective || a.picks_others)
+      throw InvalidArgument(where + ": not " + std::string(to_string(collective)) +
+                            " algorithm `auto` can run");
   }
 }
 
@@ -35,10 +36,11 @@ const PlanEntry& Plan::entry_for(std::size_t bytes) const {
 }
 
 Plan plan_from_choices(int ranks, const std::vector<std::size_t>& sizes,
-                       const std::vector<std::string>& choices) {
+                       const std::vector<std::string>& choices, Collective collective) {
   DDL_CHECK(sizes.size() == choices.size(), "one choice per size");
   Plan plan;
   plan.ranks = ranks;
+  plan.collective = collective;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     if (!plan.entries.empty() && plan.entries.back().algorithm == choices[i])
       plan.entries.back().max_bytes = sizes[i];

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/collective.hpp"
+
 namespace ddl {
 
 struct PlanEntry {
@@ -20,10 +22,13 @@ struct PlanEntry {
 struct Plan {
   int ranks = 0;                   // the world the plan was made for
   std::vector<PlanEntry> entries;  // ascending, disjoint
+  // Whose auto runs it: the allreduce's (plan files are), or another collective's
+  // (collective_auto.cpp; the simulator's contention-aware picks for a sweep).
+  Collective collective = Collective::allreduce;
 
   // Throws InvalidArgument (naming the entry) unless ranks >= 1, there is at least one entry,
   // min <= max in each, the entries ascend without overlap and each algorithm string parses
-  // to an allreduce other than auto.
+  // to an algorithm of `collective` other than its auto.
   void validate() const;
   // The entry for `bytes`: the one containing it; in a gap or beyond the ends, the one below
   // (the first below them all). Requires a validated plan.
@@ -33,6 +38,7 @@ struct Plan {
 // Consecutive sizes with the same algorithm merged into one entry: `choices[i]` for sizes[i]
 // (ascending); each entry spans from its first size to its last.
 Plan plan_from_choices(int ranks, const std::vector<std::size_t>& sizes,
-                       const std::vector<std::string>& choices);
+                       const std::vector<std::string>& choices,
+                       Collective collective = Collective::allreduce);
 
 }  // namespace ddl

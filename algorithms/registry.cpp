@@ -132,6 +132,19 @@ std::vector<Algorithm>& table() {
          "the root sends every rank its block at once"},
         {"sendrecv", Collective::sendrecv, sendrecv_ring, sendrecv_ring_cost,
          "every rank sends to rank+1 and receives from rank-1"},
+        // Each collective's auto: the model's argmin over its algorithms above (--coll X --algo
+        // auto names it).
+        {"reduce_scatter_auto", Collective::reduce_scatter, reduce_scatter_auto,
+         reduce_scatter_auto_cost, "the reduce-scatter above of least modelled cost", 0, false,
+         true},
+        {"allgather_auto", Collective::allgather, allgather_auto, allgather_auto_cost,
+         "the allgather above of least modelled cost", 0, false, true},
+        {"broadcast_auto", Collective::broadcast, broadcast_auto, broadcast_auto_cost,
+         "the broadcast above of least modelled cost", 0, false, true},
+        {"alltoall_auto", Collective::alltoall, alltoall_auto, alltoall_auto_cost,
+         "the all-to-all above of least modelled cost", 0, false, true},
+        {"reduce_auto", Collective::reduce, reduce_auto, reduce_auto_cost,
+         "the reduce above of least modelled cost", 0, false, true},
     };
     shipped.reserve(shipped.size() + kTestAlgorithms);
     return shipped;

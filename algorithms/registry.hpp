@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "algorithms/collective.hpp"
 #include "algorithms/communicator.hpp"
 #include "algorithms/cost_params.hpp"
 #include "algorithms/dims.hpp"
@@ -16,24 +17,6 @@
 namespace ddl {
 
 struct Plan;
-
-enum class Collective {
-  allreduce,
-  reduce_scatter,
-  allgather,
-  broadcast,
-  alltoall,
-  reduce,
-  gather,
-  scatter,
-  sendrecv,
-};
-std::string_view to_string(Collective c);
-// Every collective, in the order above.
-std::span<const Collective> all_collectives();
-// The collective of that name (to_string's, or nccl-tests' reducescatter); InvalidArgument
-// listing the names otherwise.
-Collective parse_collective(std::string_view name);
 
 // How one dimension of `ddl` exchanges inside a group.
 enum class IntraMethod { ring, halving_doubling };

@@ -21,7 +21,8 @@ namespace ddl::harness {
 std::string auto_choice(const Options& options, int ranks, std::size_t bytes, bool shared_memory,
                         std::size_t eager_limit);
 
-// What ran for a row of `algo`: auto_choice for "auto", `algo` itself for any other.
+// What ran for a row of `algo`: auto_choice for "auto", the model's pick for another
+// collective's auto (reduce_scatter_auto, ...), `algo` itself for any other.
 std::string algorithm_run(const std::string& algo, const Options& options, int ranks,
                           std::size_t bytes, bool shared_memory, std::size_t eager_limit);
 

@@ -228,14 +228,20 @@ std::vector<std::string> resolve_algorithms(std::string_view spec, Collective co
   if (spec == "all") {
     std::vector<std::string> names;
     for (const std::string& n : algorithm_names(collective))
-      if (n != "auto") names.push_back(n);
+      if (!find_algorithm(n).picks_others) names.push_back(n);
     return names;
   }
   std::vector<std::string> names;
   // Names or algorithm strings (algorithms/algorithm_spec.hpp), in canonical form; a bad one
-  // throws naming it (and its bad token).
-  for (const std::string& one : split_algorithm_list(spec))
-    names.push_back(find_algorithm(one).name);
+  // throws naming it (and its bad token). `auto` is the collective's own (alltoall_auto, ...).
+  for (const std::string& one : split_algorithm_list(spec)) {
+    const std::string own = std::string(to_string(collective)) + "_auto";
+    names.push_back(
+        find_algorithm(one == "auto" && collective != Collective::allreduce && find_registered(own)
+                           ? own
+                           : one)
+            .name);
+  }
   return names;
 }
 

@@ -15,13 +15,14 @@ double platform_model_time(const Platform& platform, const Topology& topology, c
 
 std::shared_ptr<const Plan> model_plan(const Platform& platform, const Topology& topology,
                                        const Dims& dims, const std::vector<std::size_t>& sizes,
-                                       const Options& options) {
+                                       const Options& options, Collective collective) {
   std::vector<std::string> choices;
   for (const std::size_t bytes : sizes)
-    choices.push_back(best_allreduce(dims,
+    choices.push_back(best_algorithm(collective, dims,
                                      platform_costs(platform, dims, static_cast<double>(bytes)),
                                      bytes, options, &topology));
-  return std::make_shared<const Plan>(plan_from_choices(platform.ranks(), sizes, choices));
+  return std::make_shared<const Plan>(
+      plan_from_choices(platform.ranks(), sizes, choices, collective));
 }
 
 std::string describe_plan(const Plan& plan, const std::string& basis) {

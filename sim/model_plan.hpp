@@ -20,10 +20,11 @@ namespace ddl::sim {
 double platform_model_time(const Platform& platform, const Topology& topology, const Dims& dims,
                            const std::string& algo, std::size_t bytes, const Options& options);
 
-// The plan of the argmins over `sizes` (ascending).
+// The plan of the argmins over `sizes` (ascending), among the algorithms of `collective`.
 std::shared_ptr<const Plan> model_plan(const Platform& platform, const Topology& topology,
                                        const Dims& dims, const std::vector<std::size_t>& sizes,
-                                       const Options& options);
+                                       const Options& options,
+                                       Collective collective = Collective::allreduce);
 
 // "auto picks (BASIS): rhd for 8..512K, ddl for 1M..256M" for the report's header.
 std::string describe_plan(const Plan& plan, const std::string& basis);

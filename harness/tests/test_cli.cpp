@@ -70,7 +70,15 @@ TEST_CASE("coll picks the collective with its first algorithm or all of them and
   CHECK(parse({"--coll", "gather", "-r", "3"}).root == 3);
   CHECK_THROWS_WITH(parse({"--coll", "alltoall", "--algo", "ring"}),
                     "--algo ring performs allreduce, not --coll alltoall (its algorithms: "
-                    "alltoall_pairwise, alltoall_linear, alltoall_bruck)");
+                    "alltoall_pairwise, alltoall_linear, alltoall_bruck, alltoall_auto)");
+  // auto is the collective's own; --algo all leaves every auto out.
+  CHECK(parse({"--coll", "alltoall", "--algo", "auto,alltoall_linear"}).algos ==
+        std::vector<std::string>{"alltoall_auto", "alltoall_linear"});
+  CHECK(parse({"--coll", "reducescatter", "--algo", "all"}).algos ==
+        std::vector<std::string>{"reduce_scatter", "reduce_scatter_hd", "reduce_scatter_ddl"});
+  CHECK(parse({"--coll", "allreduce", "--algo", "auto"}).algos == std::vector<std::string>{"auto"});
+  CHECK_THROWS_WITH(parse({"--coll", "gather", "--algo", "auto"}),
+                    Catch::Contains("--algo auto performs allreduce, not --coll gather"));
   CHECK_THROWS_WITH(parse({"--coll", "a2a"}),
                     Catch::Contains("unknown collective 'a2a' (known: allreduce, reduce_scatter"));
   CHECK_THROWS_WITH(parse({"-g", "2"}), Catch::StartsWith("-g 2: every rank drives one GPU"));

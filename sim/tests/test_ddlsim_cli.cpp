@@ -5,7 +5,9 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "child_process.hpp"
 
@@ -90,6 +92,38 @@ TEST_CASE("coll: every collective's algorithms exact in payload mode with nccl-t
       const double algbw = std::stod(row.at("algbw_gbs")), busbw = std::stod(row.at("busbw_gbs"));
       if (algbw > 0.1) CHECK(busbw == Approx(algbw * factor).epsilon(0.02));
     }
+  }
+}
+
+TEST_CASE("each collective's auto runs the fastest of its algorithms at every size", "[sim][cli]") {
+  // On 4 DGX H100 the contention-aware model prices these algorithms as simulated, so auto's row
+  // must be the fastest row of its size, run by the algorithm its chosen cell names.
+  for (const std::string coll : {"reducescatter", "allgather", "broadcast", "alltoall", "reduce"}) {
+    INFO(coll);
+    const ChildResult r = run_child(ddlsim() + " --coll " + coll +
+                                    " --algo all -b 1K -e 1G -f 32 --format csv --platform " +
+                                    platform("dgx_h100_4.xml"));
+    const ChildResult a = run_child(ddlsim() + " --coll " + coll +
+                                    " --algo auto -b 1K -e 1G -f 32 --format csv --platform " +
+                                    platform("dgx_h100_4.xml"));
+    REQUIRE(r.exit_code == 0);
+    REQUIRE(a.exit_code == 0);
+    std::map<std::string, std::map<std::string, double>> times;  // size -> algo -> us
+    for (const auto& row : parse_csv(r.out))
+      times[row.at("size")][row.at("algo")] = std::stod(row.at("time_us"));
+    const auto autos = parse_csv(a.out);
+    REQUIRE(autos.size() == 5);
+    std::set<std::string> picks;
+    for (const auto& row : autos) {
+      INFO(row.at("size") << " " << row.at("chosen"));
+      const auto& at_size = times.at(row.at("size"));
+      double fastest = at_size.begin()->second;
+      for (const auto& [algo, us] : at_size) fastest = std::min(fastest, us);
+      CHECK(std::stod(row.at("time_us")) == Approx(at_size.at(row.at("chosen"))).epsilon(1e-9));
+      CHECK(std::stod(row.at("time_us")) == Approx(fastest).epsilon(1e-6));
+      picks.insert(row.at("chosen"));
+    }
+    if (coll == "broadcast") CHECK(picks.size() == 2);  // binomial when small, chain when large
   }
 }
 

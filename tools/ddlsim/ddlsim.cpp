@@ -224,6 +224,14 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
     plan_basis = "plan file " + *common.plan_file;
   } else if (std::find(common.algos.begin(), common.algos.end(), "auto") != common.algos.end()) {
     config.options.plan = sim::model_plan(platform, topology, dims, config.sizes, config.options);
+  } else {
+    // Another collective's auto (alltoall_auto, ...): its picks over the routes too.
+    for (const std::string& a : common.algos)
+      if (find_algorithm(a).picks_others) {
+        config.options.plan = sim::model_plan(platform, topology, dims, config.sizes,
+                                              config.options, find_algorithm(a).collective);
+        break;
+      }
   }
   if (common.check) check_payload_memory(platform, common.sizes.back());
 
