@@ -21,9 +21,11 @@ void Plan::validate() const {
                             ", inside or before the previous entry (up to " +
                             std::to_string(entries[i - 1].max_bytes) + ")");
     const Algorithm& a = find_algorithm(e.algorithm);  // throws naming the bad token
-    if (a.collective != collective || a.picks_others)
-      throw InvalidArgument(where + ": not " + std::string(to_string(collective)) +
+    if (a.collective != collective || a.picks_others) {
+      const std::string name(to_string(collective));
+      throw InvalidArgument(where + ": not " + (name[0] == 'a' ? "an " : "a ") + name +
                             " algorithm `auto` can run");
+    }
   }
 }
 
