@@ -26,6 +26,7 @@
 #include "python/mpi_session.hpp"
 #include "real/mpi/call_agreement.hpp"
 #include "real/mpi/call_signature.hpp"
+#include "real/mpi/node_grid.hpp"
 
 namespace py = pybind11;
 
@@ -71,6 +72,17 @@ std::optional<Dims> parse_dims(const py::object& dims, const std::string& functi
   }
   return Dims(extents);
 }
+
+// A group of ranks (ddl.split): its communicator, a duplicate of MPI_Comm_split's part as every
+// MpiCommunicator holds, and its default grid, the node layout of its own members (ranks per
+// node x nodes), so ddl and hier follow the group's place in the machine.
+struct Group {
+  std::unique_ptr<MpiCommunicator> comm;
+  std::optional<Dims> dims;
+  std::string dims_error;  // why there is no default grid
+  int rank() const { return comm->rank(); }
+  int size() const { return comm->size(); }
+};
 
 struct Request {
   Collective collective;
@@ -126,7 +138,20 @@ struct Call {
   std::exception_ptr refused;
   std::string refusal;  // its message, without "ddl.allreduce: ", for the other ranks
   std::string function = "ddl.allreduce";  // the Python function, for errors
+  Group* group = nullptr;                  // null: every rank (MPI_COMM_WORLD)
 };
+
+// The communicator a call runs on, its wait bound set, and its default grid.
+MpiCommunicator& comm_of(Group* group, double timeout_s) {
+  if (!group) return world(timeout_s);
+  group->comm->set_timeout(timeout_s);
+  return *group->comm;
+}
+const Dims& default_dims_of(const Group* group) {
+  if (!group) return default_dims();
+  if (!group->dims) throw InvalidArgument(group->dims_error + " (pass dims=... to the collective)");
+  return *group->dims;
+}
 
 // "ddl.allreduce: x" -> "x" (any ddl.<name>: prefix): what the other ranks quote after "rank R
 // could not make the call: ".
@@ -178,13 +203,13 @@ void agree_and_run(Call& call) {
     py::gil_scoped_release no_gil;  // other Python threads run while ranks communicate
     const std::lock_guard<std::mutex> lock(collective_mutex);
     try {
-      MpiCommunicator& comm = world(timeout_s);
+      MpiCommunicator& comm = comm_of(call.group, timeout_s);
       const Request& r = call.request;
       Options opts;
       LocalArguments local;
       if (!call.refused) {
         try {
-          opts.dims = r.dims ? *r.dims : default_dims();
+          opts.dims = r.dims ? *r.dims : default_dims_of(call.group);
           opts.dims.require_world(comm.size());
           if (r.root < 0 || r.root >= comm.size())
             throw InvalidArgument("root " + std::to_string(r.root) + " is not a rank (0 .. " +
@@ -209,10 +234,11 @@ void agree_and_run(Call& call) {
 }
 
 void collective_buffer(const py::object& obj, const std::string& coll, const std::string& op,
-                       const std::string& algo, int root, const py::object& dims,
-                       double timeout_s) {
+                       const std::string& algo, int root, const py::object& dims, double timeout_s,
+                       Group* group) {
   const Collective collective = parse_collective(coll);  // ddl/collectives.py passes known names
   Call call;
+  call.group = group;
   call.function = function_of(collective);
   call.request.timeout_s = timeout_s;
   std::optional<HeldBuffer> buffer;  // held until the collective is over
@@ -232,9 +258,10 @@ void collective_buffer(const py::object& obj, const std::string& coll, const std
 // keeps the tensor alive across the call.
 void collective_address(std::uintptr_t address, std::size_t count, const std::string& dtype,
                         const std::string& coll, const std::string& op, const std::string& algo,
-                        int root, const py::object& dims, double timeout_s) {
+                        int root, const py::object& dims, double timeout_s, Group* group) {
   const Collective collective = parse_collective(coll);  // ddl/collectives.py passes known names
   Call call;
+  call.group = group;
   call.function = function_of(collective);
   call.request.timeout_s = timeout_s;
   try {
@@ -250,16 +277,46 @@ void collective_address(std::uintptr_t address, std::size_t count, const std::st
 
 // ddl/collectives.py's own checks refused the call: this rank still takes part in the call's
 // agreement, with `message`, so the other ranks raise too; the caller then raises its error.
-void refuse(const std::string& message, double timeout_s) {
+void refuse(const std::string& message, double timeout_s, Group* group) {
   LocalArguments local;
   local.error = without_prefix(message);
   py::gil_scoped_release no_gil;
   const std::lock_guard<std::mutex> lock(collective_mutex);
   try {
-    agree_on_call(world(agreement_timeout(timeout_s)), local);
+    agree_on_call(comm_of(group, agreement_timeout(timeout_s)), local);
   } catch (const Error&) {
     // Nothing to add: the caller raises its own error, the one that refused the call.
   }
+}
+
+// ddl.split: MPI_Comm_split over `parent` (every rank when null), bounded by timeout_s; None
+// for a negative color. Collective over the parent, as every call.
+std::shared_ptr<Group> split(Group* parent, int color, int key, double timeout_s) {
+  if (!std::isfinite(timeout_s) || timeout_s <= 0)
+    throw py::value_error("ddl.split: timeout must be a positive number of seconds, got " +
+                          std::string(py::repr(py::float_(timeout_s))));
+  std::shared_ptr<Group> group;
+  std::exception_ptr failure;
+  {
+    py::gil_scoped_release no_gil;
+    const std::lock_guard<std::mutex> lock(collective_mutex);
+    try {
+      std::unique_ptr<Communicator> part = comm_of(parent, timeout_s).split(color, key);
+      if (part) {
+        group = std::make_shared<Group>();
+        group->comm.reset(static_cast<MpiCommunicator*>(part.release()));  // MPI's split's
+        try {
+          group->dims = node_layout(group->comm->comm(), timeout_s).dims;
+        } catch (const InvalidArgument& e) {
+          group->dims_error = e.what();
+        }
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  if (failure) rethrow(failure, "ddl.split");
+  return group;
 }
 
 template <typename F>
@@ -277,12 +334,19 @@ auto translated(const char* function, F f) {
 PYBIND11_MODULE(_ddl, m) {
   using namespace ddl::python;
   m.doc() = "ddl's compiled core: collectives over MPI (use the ddl package, not this module)";
+  py::class_<Group, std::shared_ptr<Group>>(
+      m, "Group", "A group of ranks made by ddl.split (its rank and size)")
+      .def_property_readonly("rank", &Group::rank, "This process's rank in the group")
+      .def_property_readonly("size", &Group::size, "The number of ranks in the group");
+  m.def("_split", &split, py::arg("parent").none(true), py::arg("color"), py::arg("key"),
+        py::arg("timeout"));
   m.def("_collective_buffer", &collective_buffer, py::arg("x"), py::arg("coll"), py::arg("op"),
-        py::arg("algo"), py::arg("root"), py::arg("dims"), py::arg("timeout"));
+        py::arg("algo"), py::arg("root"), py::arg("dims"), py::arg("timeout"),
+        py::arg("group").none(true));
   m.def("_collective_address", &collective_address, py::arg("address"), py::arg("count"),
         py::arg("dtype"), py::arg("coll"), py::arg("op"), py::arg("algo"), py::arg("root"),
-        py::arg("dims"), py::arg("timeout"));
-  m.def("_refuse", &refuse, py::arg("message"), py::arg("timeout"));
+        py::arg("dims"), py::arg("timeout"), py::arg("group").none(true));
+  m.def("_refuse", &refuse, py::arg("message"), py::arg("timeout"), py::arg("group").none(true));
   m.def(
       "rank", [] { return translated("ddl.rank", world_rank); },
       "This process's rank in MPI_COMM_WORLD (initialises MPI if needed).");

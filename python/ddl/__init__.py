@@ -4,6 +4,8 @@
       in place on a numpy array or a torch CPU tensor, over MPI (run under mpirun)
   ddl.reduce_scatter, allgather, broadcast, alltoall, reduce, gather, scatter, sendrecv(x, ...)
       the other collectives, in place the same way (root= where they have one)
+  ddl.split(color, key=None, group=None)   a group of ranks (MPI_Comm_split); any collective
+      takes group=... to run among its ranks only
   ddl.rank(), ddl.size(), ddl.algorithms(coll="allreduce")
   ddl.simulate(platform, algo, size, ...)   ddlsim's row for one collective, as a dict
   ddl.torch.allreduce_hook                  a DDP communication hook (import ddl.torch)
@@ -27,6 +29,7 @@ _LAZY = {
     "gather": "ddl.collectives",
     "scatter": "ddl.collectives",
     "sendrecv": "ddl.collectives",
+    "split": "ddl.collectives",
     "rank": "ddl.collectives",
     "size": "ddl.collectives",
     "algorithms": "ddl.collectives",

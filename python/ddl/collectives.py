@@ -96,9 +96,41 @@ def _check_arguments(function, op, algo, root, timeout):
         raise TypeError(f"{function}: timeout must be a number of seconds, not {_name(timeout)}")
 
 
-def _run(coll, x, op, algo, root, dims, timeout):
+def _check_group(function, group):
+    if group is not None and not isinstance(group, _ddl.Group):
+        raise TypeError(
+            f"{function}: group must be None (every rank) or a group from ddl.split, not "
+            f"{_name(group)}"
+        )
+
+
+def split(color, key=None, group=None, timeout=DEFAULT_TIMEOUT):
+    """A group of ranks, as MPI_Comm_split: every rank of `group` (None: every rank) calls it;
+    those passing the same color form a group, ranked by key (default: their rank in `group`),
+    then by that rank. A negative color returns None (the rank joins no group). Pass the group
+    to any collective (group=...): it then runs among the group's ranks only, with the group's
+    ranks as root and blocks, and by default on the group's own grid (its ranks per node x
+    nodes). A tensor-parallel and a data-parallel group of a 2 x 2 layout:
+
+        tp = ddl.split(ddl.rank() // 2)      # ranks {0, 1} and {2, 3}
+        dp = ddl.split(ddl.rank() % 2)       # ranks {0, 2} and {1, 3}
+        ddl.allreduce(x, group=tp)
+    """
+    _check_group("ddl.split", group)
+    for name, value in (("color", color), ("key", key)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise TypeError(f"ddl.split: {name} must be an int, not {_name(value)}")
+    if key is None:
+        key = group.rank if group is not None else rank()
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+        raise TypeError(f"ddl.split: timeout must be a number of seconds, not {_name(timeout)}")
+    return _ddl._split(group, color, key, float(timeout))
+
+
+def _run(coll, x, op, algo, root, dims, timeout, group):
     """Every collective's way in: checks here, then the core's own, the ranks' agreement, the run."""
     function = f"ddl.{coll}"
+    _check_group(function, group)
     if algo is None and coll != "allreduce":  # allreduce's default is "ddl", None is refused
         algo = algorithms(coll)[0]
     try:
@@ -107,16 +139,16 @@ def _run(coll, x, op, algo, root, dims, timeout):
     except (TypeError, ValueError) as e:
         # The other ranks are in the call already: they learn why this one is not.
         bound = timeout if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else 0
-        _ddl._refuse(str(e), float(bound))
+        _ddl._refuse(str(e), float(bound), group)
         raise
     if tensor is not None:
-        _ddl._collective_address(*tensor, coll, op, algo, root, dims, float(timeout))
+        _ddl._collective_address(*tensor, coll, op, algo, root, dims, float(timeout), group)
     else:
-        _ddl._collective_buffer(x, coll, op, algo, root, dims, float(timeout))
+        _ddl._collective_buffer(x, coll, op, algo, root, dims, float(timeout), group)
     return x
 
 
-def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
+def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """Reduce x over every rank of MPI_COMM_WORLD, in place, and return x.
 
     x       a numpy array, a torch CPU tensor or another writable buffer: contiguous, of dtype
@@ -128,6 +160,7 @@ def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
             machine: real/README.md) (ddl.algorithms())
     dims    the logical grid, innermost first: "2x2" or (2, 2); None is ranks-per-node x nodes
     timeout seconds any single wait may take; a rank that waits longer raises TimeoutError
+    group   None (every rank) or a group from ddl.split: the collective runs among its ranks
 
     Every rank must call it with the same arguments (it is a collective), and the ranks check
     that they did before any data moves: where a rank's count, dtype, op, algo or dims differ,
@@ -136,7 +169,7 @@ def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
     (unknown op or algo, bad dims, read-only or non-contiguous input, ranks that disagree),
     TypeError (unsupported dtype or object), TimeoutError, or RuntimeError (an MPI failure).
     """
-    return _run("allreduce", x, op, algo, 0, dims, timeout)
+    return _run("allreduce", x, op, algo, 0, dims, timeout, group)
 
 
 # The other collectives, in place on x as with MPI_IN_PLACE, p ranks, block r = rank r's share
@@ -145,42 +178,42 @@ def allreduce(x, op="sum", algo="ddl", dims=None, timeout=DEFAULT_TIMEOUT):
 # x; algo=None runs the collective's first algorithm (ddl.algorithms(coll) lists them).
 
 
-def reduce_scatter(x, op="sum", algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+def reduce_scatter(x, op="sum", algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """Rank r's block r ends with the reduction of every rank's block r (other bytes undefined)."""
-    return _run("reduce_scatter", x, op, algo, 0, dims, timeout)
+    return _run("reduce_scatter", x, op, algo, 0, dims, timeout, group)
 
 
-def allgather(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+def allgather(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """Block r of rank r is its input; every rank ends with every block."""
-    return _run("allgather", x, "sum", algo, 0, dims, timeout)
+    return _run("allgather", x, "sum", algo, 0, dims, timeout, group)
 
 
-def broadcast(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+def broadcast(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """Every rank ends with the root's x."""
-    return _run("broadcast", x, "sum", algo, root, dims, timeout)
+    return _run("broadcast", x, "sum", algo, root, dims, timeout, group)
 
 
-def alltoall(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+def alltoall(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """Blocks of len(x) // p elements: block j of rank r goes to block r of rank j (the last
     len(x) % p elements stay as they are)."""
-    return _run("alltoall", x, "sum", algo, 0, dims, timeout)
+    return _run("alltoall", x, "sum", algo, 0, dims, timeout, group)
 
 
-def reduce(x, root=0, op="sum", algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+def reduce(x, root=0, op="sum", algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """The root ends with the reduction over ranks (the others' x: undefined)."""
-    return _run("reduce", x, op, algo, root, dims, timeout)
+    return _run("reduce", x, op, algo, root, dims, timeout, group)
 
 
-def gather(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+def gather(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """Block r of rank r is its input; the root ends with every block."""
-    return _run("gather", x, "sum", algo, root, dims, timeout)
+    return _run("gather", x, "sum", algo, root, dims, timeout, group)
 
 
-def scatter(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+def scatter(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """Rank r's block r ends with the root's block r."""
-    return _run("scatter", x, "sum", algo, root, dims, timeout)
+    return _run("scatter", x, "sum", algo, root, dims, timeout, group)
 
 
-def sendrecv(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT):
+def sendrecv(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """Every rank sends x to rank r+1 and ends with rank r-1's (mod p)."""
-    return _run("sendrecv", x, "sum", algo, 0, dims, timeout)
+    return _run("sendrecv", x, "sum", algo, 0, dims, timeout, group)
