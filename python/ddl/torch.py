@@ -7,7 +7,9 @@
 
 DDP still needs a process group (it broadcasts the initial parameters and buffers over it);
 the gradients then travel through ddl instead: each bucket is allreduced with ddl over
-MPI_COMM_WORLD and divided by the world size, which is what DDP's own allreduce does.
+MPI_COMM_WORLD (or over a ddl.split group: HookState(group=...), the data-parallel replicas of a
+hybrid layout) and divided by the ranks it was summed over, which is what DDP's own allreduce
+does over its process group.
 """
 
 import datetime
@@ -21,15 +23,18 @@ from ddl import collectives
 
 
 class HookState:
-    """What allreduce_hook reduces with: an algorithm, a grid and a wait bound (ddl.allreduce's)."""
+    """What allreduce_hook reduces with: an algorithm, a grid, a wait bound and the ranks
+    (ddl.allreduce's: group=None is every rank, else a group from ddl.split)."""
 
-    def __init__(self, algo="ddl", dims=None, timeout=collectives.DEFAULT_TIMEOUT):
+    def __init__(self, algo="ddl", dims=None, timeout=collectives.DEFAULT_TIMEOUT, group=None):
         if algo not in collectives.algorithms():
             raise ValueError(f"ddl.torch.HookState: unknown algorithm {algo!r} "
                              f"(known: {', '.join(collectives.algorithms())})")
+        collectives._check_group("ddl.torch.HookState", group)
         self.algo = algo
         self.dims = dims
         self.timeout = timeout
+        self.group = group
 
 
 _DEFAULT_STATE = None
@@ -38,9 +43,10 @@ _DEFAULT_STATE = None
 def allreduce_hook(state, bucket):
     """DDP communication hook (DistributedDataParallel.register_comm_hook(state, allreduce_hook)).
 
-    state is a HookState or None (algo "ddl", the node grid). Sums the bucket's flat gradient
-    buffer over every rank with ddl, in place, divides it by the world size (DDP's average) and
-    returns it as a completed future. The reduction runs synchronously inside backward().
+    state is a HookState or None (algo "ddl", the node grid, every rank). Sums the bucket's flat
+    gradient buffer over the state's ranks with ddl, in place, divides it by their number (DDP's
+    average) and returns it as a completed future. The reduction runs synchronously inside
+    backward().
     """
     global _DEFAULT_STATE
     if state is None:
@@ -51,8 +57,9 @@ def allreduce_hook(state, bucket):
         raise TypeError(f"ddl.torch.allreduce_hook: state must be a ddl.torch.HookState or None, "
                         f"not {type(state).__name__}")
     buffer = bucket.buffer()
-    collectives.allreduce(buffer, op="sum", algo=state.algo, dims=state.dims, timeout=state.timeout)
-    buffer.div_(collectives.size())
+    collectives.allreduce(buffer, op="sum", algo=state.algo, dims=state.dims, timeout=state.timeout,
+                          group=state.group)
+    buffer.div_(state.group.size if state.group is not None else collectives.size())
     done = torch.futures.Future()
     done.set_result(buffer)
     return done
