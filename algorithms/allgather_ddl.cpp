@@ -15,35 +15,11 @@
 
 namespace ddl {
 
-namespace {
-
-// Per slice, its last k phases (the allgathers), one schedule each.
-std::vector<Schedule> allgather_schedules(const Dims& dims, int rank, std::size_t count,
-                                          std::size_t elem_size, const Options& options) {
-  if (options.chunks != 1)
-    throw InvalidArgument("allgather_ddl: chunks pipeline ddl's allreduce only, got chunks=" +
-                          std::to_string(options.chunks));
-  std::vector<Schedule> schedules;
-  const std::vector<Block> slices =
-      partition(count, static_cast<std::size_t>(options.rings), elem_size);
-  for (int j = 0; j < options.rings; ++j) {
-    const std::vector<Schedule> phases =
-        ddl_phases(dims, rank, j, slices[static_cast<std::size_t>(j)], elem_size, options);
-    Schedule schedule;
-    for (int i = dims.count(); i < 2 * dims.count(); ++i)
-      schedule.insert(schedule.end(), phases[static_cast<std::size_t>(i)].begin(),
-                      phases[static_cast<std::size_t>(i)].end());
-    schedules.push_back(std::move(schedule));
-  }
-  return schedules;
-}
-
-}  // namespace
-
 void allgather_ddl(Communicator& comm, MutView buf, DType type, ReduceOp, const Options& opts) {
   const std::size_t count = element_count(buf, type), elem = dtype_size(type);
   const Dims dims = effective_dims(opts, comm.size());
-  const std::vector<Schedule> schedules = allgather_schedules(dims, comm.rank(), count, elem, opts);
+  const std::vector<Schedule> schedules =
+      ddl_half_schedules(dims, comm.rank(), count, elem, opts, false, "allgather_ddl");
   if (comm.size() == 1 || count == 0) return;
   // Nothing is reduced: the op is only the executor's argument.
   const Schedule to_pieces = {
@@ -62,8 +38,9 @@ double allgather_ddl_cost(const CostQuery& q) {
                          [&](int r) {
                            return std::vector<Schedule>{{blocks_to_pieces(held, r, q.bytes, 1)}};
                          }) +
-         price_schedules(
-             q, [&](int r) { return allgather_schedules(grid, r, q.bytes, 1, q.options); });
+         price_schedules(q, [&](int r) {
+           return ddl_half_schedules(grid, r, q.bytes, 1, q.options, false, "allgather_ddl");
+         });
 }
 
 }  // namespace ddl

@@ -113,6 +113,28 @@ std::vector<Schedule> ddl_phases(const Dims& dims, int rank, int slice, Block ra
   return phases;
 }
 
+std::vector<Schedule> ddl_half_schedules(const Dims& dims, int rank, std::size_t count,
+                                         std::size_t elem_size, const Options& options,
+                                         bool reduce_scatter, const char* name) {
+  if (options.chunks != 1)
+    throw InvalidArgument(
+        std::string(name) +
+        ": chunks pipeline ddl's allreduce only, got chunks=" + std::to_string(options.chunks));
+  std::vector<Schedule> schedules;
+  const std::vector<Block> slices =
+      partition(count, static_cast<std::size_t>(options.rings), elem_size);
+  const auto k = static_cast<std::size_t>(dims.count());
+  for (int j = 0; j < options.rings; ++j) {
+    const std::vector<Schedule> phases =
+        ddl_phases(dims, rank, j, slices[static_cast<std::size_t>(j)], elem_size, options);
+    Schedule schedule;
+    for (std::size_t i = reduce_scatter ? 0 : k; i < (reduce_scatter ? k : 2 * k); ++i)
+      append(schedule, phases[i]);
+    schedules.push_back(std::move(schedule));
+  }
+  return schedules;
+}
+
 Holdings ddl_holdings(const Dims& dims, std::size_t count, std::size_t elem_size,
                       const Options& options) {
   check_options(dims, options);

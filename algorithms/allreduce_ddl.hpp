@@ -30,6 +30,13 @@ std::vector<Schedule> ddl_phases(const Dims& dims, int rank, int slice, Block ra
 std::vector<Schedule> ddl_schedules(const Dims& dims, int rank, std::size_t count,
                                     std::size_t elem_size, const Options& options);
 
+// One half of ddl on its own, per slice one schedule (one chunk per slice): the k reduce-scatter
+// phases (reduce_scatter) or the k allgather phases (else). `name` (the algorithm) is in the
+// InvalidArgument for chunks > 1: chunks pipeline the allreduce's two halves.
+std::vector<Schedule> ddl_half_schedules(const Dims& dims, int rank, std::size_t count,
+                                         std::size_t elem_size, const Options& options,
+                                         bool reduce_scatter, const char* name);
+
 // What every rank holds reduced after the reduce-scatter phases of every slice (one chunk per
 // slice): the pieces reduce_scatter_ddl hands on to the blocks' owners (redistribute.hpp).
 Holdings ddl_holdings(const Dims& dims, std::size_t count, std::size_t elem_size,

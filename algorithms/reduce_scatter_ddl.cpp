@@ -19,37 +19,12 @@
 
 namespace ddl {
 
-namespace {
-
-// Per slice, its first k phases (the reduce-scatters), one schedule each.
-std::vector<Schedule> reduce_scatter_schedules(const Dims& dims, int rank, std::size_t count,
-                                               std::size_t elem_size, const Options& options) {
-  if (options.chunks != 1)
-    throw InvalidArgument("reduce_scatter_ddl: chunks pipeline ddl's allreduce only, got chunks=" +
-                          std::to_string(options.chunks));
-  std::vector<Schedule> schedules;
-  const std::vector<Block> slices =
-      partition(count, static_cast<std::size_t>(options.rings), elem_size);
-  for (int j = 0; j < options.rings; ++j) {
-    const std::vector<Schedule> phases =
-        ddl_phases(dims, rank, j, slices[static_cast<std::size_t>(j)], elem_size, options);
-    Schedule schedule;
-    for (int i = 0; i < dims.count(); ++i)
-      schedule.insert(schedule.end(), phases[static_cast<std::size_t>(i)].begin(),
-                      phases[static_cast<std::size_t>(i)].end());
-    schedules.push_back(std::move(schedule));
-  }
-  return schedules;
-}
-
-}  // namespace
-
 void reduce_scatter_ddl(Communicator& comm, MutView buf, DType type, ReduceOp op,
                         const Options& opts) {
   const std::size_t count = element_count(buf, type), elem = dtype_size(type);
   const Dims dims = effective_dims(opts, comm.size());
   const std::vector<Schedule> schedules =
-      reduce_scatter_schedules(dims, comm.rank(), count, elem, opts);
+      ddl_half_schedules(dims, comm.rank(), count, elem, opts, true, "reduce_scatter_ddl");
   if (comm.size() == 1 || count == 0) return;
   // Every rank walks the same dimensions with groups of the same size: runs are uniform.
   ExecOptions exec{opts.segment_bytes, opts.tag_base};
@@ -68,8 +43,11 @@ void reduce_scatter_ddl(Communicator& comm, MutView buf, DType type, ReduceOp op
 double reduce_scatter_ddl_cost(const CostQuery& q) {
   const Dims grid = algorithm_grid(q);
   const Holdings held = ddl_holdings(grid, q.bytes, 1, q.options);
-  return price_schedules(
-             q, [&](int r) { return reduce_scatter_schedules(grid, r, q.bytes, 1, q.options); }) +
+  return price_schedules(q,
+                         [&](int r) {
+                           return ddl_half_schedules(grid, r, q.bytes, 1, q.options, true,
+                                                     "reduce_scatter_ddl");
+                         }) +
          price_schedules(q, [&](int r) {
            return std::vector<Schedule>{{pieces_to_blocks(held, r, q.bytes, 1)}};
          });
