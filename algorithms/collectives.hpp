@@ -30,6 +30,7 @@ void broadcast_binomial(Communicator&, MutView, DType, ReduceOp, const Options&)
 void alltoall_pairwise(Communicator&, MutView, DType, ReduceOp, const Options&);
 void alltoall_linear(Communicator&, MutView, DType, ReduceOp, const Options&);
 void alltoall_bruck(Communicator&, MutView, DType, ReduceOp, const Options&);
+void alltoall_hier(Communicator&, MutView, DType, ReduceOp, const Options&);
 void reduce_chain(Communicator&, MutView, DType, ReduceOp, const Options&);
 void reduce_binomial(Communicator&, MutView, DType, ReduceOp, const Options&);
 void gather_direct(Communicator&, MutView, DType, ReduceOp, const Options&);
@@ -64,6 +65,7 @@ double broadcast_binomial_cost(const CostQuery&);
 double alltoall_pairwise_cost(const CostQuery&);
 double alltoall_linear_cost(const CostQuery&);
 double alltoall_bruck_cost(const CostQuery&);
+double alltoall_hier_cost(const CostQuery&);
 double reduce_chain_cost(const CostQuery&);
 double reduce_binomial_cost(const CostQuery&);
 double gather_direct_cost(const CostQuery&);

@@ -128,6 +128,20 @@ TEST_CASE(
       }
 }
 
+TEST_CASE("alltoall_hier is exact on every grid, with the unsent remainder kept",
+          "[loopback][collectives]") {
+  const Algorithm& hier = find_algorithm("alltoall_hier");
+  for (int p : {2, 4, 6, 8, 12, 16})
+    for (const Dims& dims : factorizations(p, 3))
+      for (std::size_t count :
+           {static_cast<std::size_t>(3 * p + p - 1), std::size_t{4099}, std::size_t{1}}) {
+        Options opts;
+        opts.dims = dims;
+        require_exact(hier, p, count, DType::float32, ReduceOp::sum, opts);
+        require_exact(hier, p, count, DType::int64, ReduceOp::sum, opts);
+      }
+}
+
 TEST_CASE("ddl pipelined over chunks is exact for every factorization, ring count and method",
           "[loopback][ddl][chunks]") {
   const Algorithm& ddl = find_algorithm("ddl");

@@ -115,6 +115,17 @@ TEST_CASE("the collectives' costs are their closed forms on a uniform network",
   // Bruck: 3 steps of p/2 blocks, copies of the two rotations and of packing each step's.
   CHECK(cost("alltoall_bruck") == Approx(3 * (a + 4 * block * b) + copy * (2 + 2 * 3 * 4.0 / 8)));
   CHECK(cost("sendrecv") == Approx(a + bytes * b + copy));
+  // Two-level on 4 x 2: 3 steps in the node, each 2 blocks to one peer (one latency), 1 step on
+  // the rail of 4 blocks as one message, and a copy before each phase.
+  {
+    CostParams two = params;
+    two.per_dim = {{a, b / 4}, {4 * a, b}};
+    Options grid;
+    grid.dims = Dims({4, 2});
+    const double hier =
+        find_algorithm("alltoall_hier").cost(CostQuery{Dims({4, 2}), bytes, grid, two});
+    CHECK(hier == Approx(3 * (a + 2 * block * b / 4) + (4 * a + 4 * block * b) + 2 * copy));
+  }
   // The root receives 7 blocks at once through its one link.
   CHECK(cost("gather") == Approx(a + 7 * block * b));
   CHECK(cost("reduce_binomial") == Approx(3 * (a + bytes * b + bytes * g)));

@@ -307,7 +307,7 @@ static void test_collectives_and_groups(ddl_comm_t comm) {
   EXPECT_ERROR(ddl_collective_inplace(comm, DDL_ALLTOALL, x, 4, DDL_FLOAT32, DDL_SUM, 0, "ring"),
                DDL_ERROR_UNKNOWN_ALGORITHM,
                "ddl_collective_inplace: unknown algorithm 'ring' (alltoall algorithms: "
-               "alltoall_pairwise, alltoall_linear, alltoall_bruck, alltoall_auto)");
+               "alltoall_pairwise, alltoall_linear, alltoall_bruck, alltoall_hier, alltoall_auto)");
   char message[160];
   snprintf(message, sizeof message,
            "ddl_collective_inplace: root %d is not a rank of the communicator (0 .. %d)", ranks,

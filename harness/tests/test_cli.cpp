@@ -64,13 +64,15 @@ TEST_CASE("coll picks the collective with its first algorithm or all of them and
   CHECK(parse({"--algo", "ring,alltoall_bruck"}).algos ==
         std::vector<std::string>{"ring", "alltoall_bruck"});
   CHECK(parse({"--coll", "alltoall", "--algo", "all"}).algos ==
-        std::vector<std::string>{"alltoall_pairwise", "alltoall_linear", "alltoall_bruck"});
+        std::vector<std::string>{"alltoall_pairwise", "alltoall_linear", "alltoall_bruck",
+                                 "alltoall_hier"});
   CHECK(parse({"--coll", "reducescatter"}).algos == std::vector<std::string>{"reduce_scatter"});
   CHECK(parse({"--coll", "allreduce"}).algos == std::vector<std::string>{"ddl"});
   CHECK(parse({"--coll", "gather", "-r", "3"}).root == 3);
-  CHECK_THROWS_WITH(parse({"--coll", "alltoall", "--algo", "ring"}),
-                    "--algo ring performs allreduce, not --coll alltoall (its algorithms: "
-                    "alltoall_pairwise, alltoall_linear, alltoall_bruck, alltoall_auto)");
+  CHECK_THROWS_WITH(
+      parse({"--coll", "alltoall", "--algo", "ring"}),
+      "--algo ring performs allreduce, not --coll alltoall (its algorithms: "
+      "alltoall_pairwise, alltoall_linear, alltoall_bruck, alltoall_hier, alltoall_auto)");
   // auto is the collective's own; --algo all leaves every auto out.
   CHECK(parse({"--coll", "alltoall", "--algo", "auto,alltoall_linear"}).algos ==
         std::vector<std::string>{"alltoall_auto", "alltoall_linear"});
