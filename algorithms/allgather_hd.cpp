@@ -32,15 +32,7 @@ Schedule allgather_hd_schedule(int ranks, int rank, std::size_t count, std::size
   } else {
     schedule.resize(schedule.size() + hd_distances(survivors, order).size());  // idle
   }
-  if (folded > 0) {
-    Step unfold;
-    unfold.phase = "unfold";
-    if (rank < 2 * folded && rank % 2 == 1)
-      unfold.sends.push_back({rank - 1, all.offset, all.bytes});
-    else if (rank < 2 * folded)
-      unfold.recvs.push_back({rank + 1, all.offset, all.bytes});
-    schedule.push_back(unfold);
-  }
+  if (folded > 0) schedule.push_back(rhd_unfold(ranks, rank, all));
   return schedule;
 }
 

@@ -21,7 +21,6 @@
 #include "algorithms/measured_choice.hpp"
 #include "algorithms/model_choice.hpp"
 #include "algorithms/native_library.hpp"
-#include "algorithms/one_sided.hpp"
 #include "algorithms/plan.hpp"
 #include "algorithms/schedule.hpp"
 
@@ -50,12 +49,8 @@ void allreduce_auto(Communicator& comm, MutView buf, DType type, ReduceOp op, co
     find_algorithm(measured->entry_for(buf.bytes).algorithm).run(comm, buf, type, op, opts);
     return;
   }
-  CostParams costs = uniform_costs(dims);
-  if (shares_memory_with_all(comm)) {
-    const OneSided* shared = comm.one_sided();  // null only on one rank: no messages at all
-    mark_shared_memory(costs, shared ? shared->eager_limit() : 0);
-  }
-  model_choice(Collective::allreduce, dims, costs, buf.bytes, opts).run(comm, buf, type, op, opts);
+  model_choice(Collective::allreduce, dims, auto_figures(comm, dims, opts), buf.bytes, opts)
+      .run(comm, buf, type, op, opts);
 }
 
 double allreduce_auto_cost(const CostQuery& q) {

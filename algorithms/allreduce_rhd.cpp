@@ -55,6 +55,30 @@ Group rhd_group(int ranks, int rank) {
   return group;
 }
 
+Step rhd_fold(int ranks, int rank, Block all) {
+  const int folded = ranks - rhd_survivors(ranks);
+  Step fold;
+  fold.phase = "fold";
+  if (rank < 2 * folded && rank % 2 == 1) {
+    fold.recvs.push_back({rank - 1, all.offset, all.bytes});
+    fold.reduce = true;
+  } else if (rank < 2 * folded) {
+    fold.sends.push_back({rank + 1, all.offset, all.bytes});
+  }
+  return fold;
+}
+
+Step rhd_unfold(int ranks, int rank, Block all) {
+  const int folded = ranks - rhd_survivors(ranks);
+  Step unfold;
+  unfold.phase = "unfold";
+  if (rank < 2 * folded && rank % 2 == 1)
+    unfold.sends.push_back({rank - 1, all.offset, all.bytes});
+  else if (rank < 2 * folded)
+    unfold.recvs.push_back({rank + 1, all.offset, all.bytes});
+  return unfold;
+}
+
 Holdings rhd_holdings(int ranks, std::size_t count, std::size_t elem_size, HdOrder order) {
   const int survivors = rhd_survivors(ranks);
   const std::vector<Block> blocks =
@@ -75,18 +99,7 @@ Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_s
   const bool survives = rhd_survives(ranks, rank);
 
   Schedule schedule;
-  Step fold, unfold;
-  fold.phase = "fold";
-  unfold.phase = "unfold";
-  if (rank < 2 * folded && survives) {
-    fold.recvs.push_back({rank - 1, all.offset, all.bytes});
-    fold.reduce = true;
-    unfold.sends.push_back({rank - 1, all.offset, all.bytes});
-  } else if (rank < 2 * folded) {
-    fold.sends.push_back({rank + 1, all.offset, all.bytes});
-    unfold.recvs.push_back({rank + 1, all.offset, all.bytes});
-  }
-  if (folded > 0) schedule.push_back(fold);
+  if (folded > 0) schedule.push_back(rhd_fold(ranks, rank, all));
   if (survives) {
     const Schedule rs = hd_reduce_scatter(group, all, elem_size, -1, order);
     const Schedule ag = hd_allgather(group, all, elem_size, -1, order);
@@ -97,7 +110,7 @@ Schedule rhd_schedule(int ranks, int rank, std::size_t count, std::size_t elem_s
     for (int m = 1; m < survivors; m *= 2) ++halving_steps;
     schedule.resize(schedule.size() + 2 * static_cast<std::size_t>(halving_steps));
   }
-  if (folded > 0) schedule.push_back(unfold);
+  if (folded > 0) schedule.push_back(rhd_unfold(ranks, rank, all));
   return schedule;
 }
 

@@ -16,6 +16,11 @@ int rhd_survivors(int ranks);
 // group in new-rank order with `rank`'s place in it (its new rank when it survives).
 bool rhd_survives(int ranks, int rank);
 Group rhd_group(int ranks, int rank);
+// The fix-up of p not a power of two, `rank`'s part (empty outside the folded pairs): the fold,
+// where rank 2j sends `all` to 2j+1, which reduces it, and the unfold, where 2j+1 sends it back.
+Step rhd_fold(int ranks, int rank, Block all);
+Step rhd_unfold(int ranks, int rank, Block all);
+
 // What every rank holds reduced after the survivors' halving (order `order`): each survivor its
 // block of partition(count, p'), the folded ranks nothing (redistribute.hpp).
 Holdings rhd_holdings(int ranks, std::size_t count, std::size_t elem_size, HdOrder order);

@@ -12,7 +12,6 @@
 #include "algorithms/collectives.hpp"
 #include "algorithms/cost_model.hpp"
 #include "algorithms/model_choice.hpp"
-#include "algorithms/one_sided.hpp"
 #include "algorithms/plan.hpp"
 #include "algorithms/schedule.hpp"
 
@@ -28,16 +27,8 @@ void run_auto(Collective c, Communicator& comm, MutView buf, DType type, ReduceO
     return;
   }
   const Dims dims = effective_dims(opts, comm.size());
-  if (!opts.cost.per_dim.empty()) {
-    model_choice(c, dims, opts.cost, buf.bytes, opts).run(comm, buf, type, op, opts);
-    return;
-  }
-  CostParams costs = uniform_costs(dims);
-  if (shares_memory_with_all(comm)) {
-    const OneSided* shared = comm.one_sided();  // null only on one rank: no messages at all
-    mark_shared_memory(costs, shared ? shared->eager_limit() : 0);
-  }
-  model_choice(c, dims, costs, buf.bytes, opts).run(comm, buf, type, op, opts);
+  model_choice(c, dims, auto_figures(comm, dims, opts), buf.bytes, opts)
+      .run(comm, buf, type, op, opts);
 }
 
 double auto_cost(Collective c, const CostQuery& q) {

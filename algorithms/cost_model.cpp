@@ -101,6 +101,16 @@ std::string best_algorithm(Collective c, const Dims& dims, const CostParams& par
   return best;
 }
 
+CostParams auto_figures(Communicator& comm, const Dims& dims, const Options& options) {
+  if (!options.cost.per_dim.empty()) return options.cost;
+  CostParams costs = uniform_costs(dims);
+  if (shares_memory_with_all(comm)) {
+    const OneSided* shared = comm.one_sided();  // null only on one rank: no messages at all
+    mark_shared_memory(costs, shared ? shared->eager_limit() : 0);
+  }
+  return costs;
+}
+
 bool shares_memory_with_all(Communicator& comm) {
   const OneSided* shared = comm.one_sided();
   for (int peer = 0; peer < comm.size(); ++peer)

@@ -53,6 +53,11 @@ bool shares_memory_with_all(Communicator& comm);
 // of at least `eager_limit` bytes priced as rendezvous (LinkCost::rendezvous_bytes; 0: none).
 void mark_shared_memory(CostParams& params, std::size_t eager_limit = 0);
 
+// The figures an auto prices with on `comm`: options.cost where given, else uniform_costs(dims)
+// marked as shared memory (with the transport's eager limit) where this rank shares memory with
+// every other.
+CostParams auto_figures(Communicator& comm, const Dims& dims, const Options& options);
+
 // The figures `auto` assumes when it is given none: every dimension 1 us and 10 GB/s,
 // reduction at 100 GB/s.
 CostParams uniform_costs(const Dims& dims);

@@ -27,17 +27,7 @@ Schedule reduce_scatter_hd_schedule(int ranks, int rank, std::size_t count, std:
   const int survivors = rhd_survivors(ranks), folded = ranks - survivors;
   const Block all{0, count * elem_size};
   Schedule schedule;
-  if (folded > 0) {
-    Step fold;
-    fold.phase = "fold";
-    if (rank < 2 * folded && rank % 2 == 1) {
-      fold.recvs.push_back({rank - 1, all.offset, all.bytes});
-      fold.reduce = true;
-    } else if (rank < 2 * folded) {
-      fold.sends.push_back({rank + 1, all.offset, all.bytes});
-    }
-    schedule.push_back(fold);
-  }
+  if (folded > 0) schedule.push_back(rhd_fold(ranks, rank, all));
   if (rhd_survives(ranks, rank)) {
     const Schedule rs = hd_reduce_scatter(rhd_group(ranks, rank), all, elem_size, -1, order);
     schedule.insert(schedule.end(), rs.begin(), rs.end());

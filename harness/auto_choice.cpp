@@ -10,28 +10,23 @@
 namespace ddl::harness {
 
 std::string auto_choice(const Options& options, int ranks, std::size_t bytes, bool shared_memory,
-                        std::size_t eager_limit) {
-  if (options.plan && options.plan->collective == Collective::allreduce)
+                        std::size_t eager_limit, Collective collective) {
+  if (options.plan && options.plan->collective == collective)
     return options.plan->entry_for(bytes).algorithm;
   const Dims dims = effective_dims(options, ranks);
-  if (!options.cost.per_dim.empty()) return best_allreduce(dims, options.cost, bytes, options);
+  if (!options.cost.per_dim.empty())
+    return best_algorithm(collective, dims, options.cost, bytes, options);
   CostParams costs = uniform_costs(dims);
   if (shared_memory) mark_shared_memory(costs, eager_limit);
-  return best_allreduce(dims, costs, bytes, options);
+  return best_algorithm(collective, dims, costs, bytes, options);
 }
 
 std::string algorithm_run(const std::string& algo, const Options& options, int ranks,
                           std::size_t bytes, bool shared_memory, std::size_t eager_limit) {
-  if (algo == "auto") return auto_choice(options, ranks, bytes, shared_memory, eager_limit);
   const Algorithm& a = find_algorithm(algo);
-  if (!a.picks_others) return algo;
-  // Another collective's auto (collective_auto.cpp): its plan's or the model's pick, as it runs.
-  if (options.plan && options.plan->collective == a.collective)
-    return options.plan->entry_for(bytes).algorithm;
-  const Dims dims = effective_dims(options, ranks);
-  CostParams costs = options.cost.per_dim.empty() ? uniform_costs(dims) : options.cost;
-  if (options.cost.per_dim.empty() && shared_memory) mark_shared_memory(costs, eager_limit);
-  return best_algorithm(a.collective, dims, costs, bytes, options);
+  return a.picks_others
+             ? auto_choice(options, ranks, bytes, shared_memory, eager_limit, a.collective)
+             : algo;
 }
 
 namespace {

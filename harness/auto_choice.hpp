@@ -14,15 +14,15 @@
 
 namespace ddl::harness {
 
-// The algorithm string `auto` runs for a buffer of `bytes` on `ranks` ranks: the plan's entry
-// (Options::plan), else the cost model's argmin over Options::cost, else over a uniform network
-// marked as shared memory when `shared_memory` (with messages from `eager_limit` bytes by
-// rendezvous; 0: none), as the communicator would say.
+// The algorithm string `collective`'s auto runs for a buffer of `bytes` on `ranks` ranks: the
+// plan's entry (Options::plan, a plan of that collective), else the cost model's argmin over
+// Options::cost, else over a uniform network marked as shared memory when `shared_memory` (with
+// messages from `eager_limit` bytes by rendezvous; 0: none), as the communicator would say.
 std::string auto_choice(const Options& options, int ranks, std::size_t bytes, bool shared_memory,
-                        std::size_t eager_limit);
+                        std::size_t eager_limit, Collective collective = Collective::allreduce);
 
-// What ran for a row of `algo`: auto_choice for "auto", the model's pick for another
-// collective's auto (reduce_scatter_auto, ...), `algo` itself for any other.
+// What ran for a row of `algo`: auto_choice for an auto (`auto`, `alltoall_auto`, ...), `algo`
+// itself for any other.
 std::string algorithm_run(const std::string& algo, const Options& options, int ranks,
                           std::size_t bytes, bool shared_memory, std::size_t eager_limit);
 
