@@ -10,6 +10,16 @@
 
 namespace ddl::calibrate {
 
+namespace {
+
+// A bus k times the reference, within what the simulator accepts: the "unlimited" bus (k = 1000)
+// of a fast host link (a flat range's R can reach TB/s) would otherwise be refused on loading.
+double bus_of(double k, double reference) {
+  return std::min(k * reference, kLargestBandwidth);
+}
+
+}  // namespace
+
 double lone_flow_capacity(const std::vector<Segment>& segments, double largest_bytes) {
   double need = 0;
   for (std::size_t i = 0; i < segments.size(); ++i) {
@@ -18,7 +28,7 @@ double lone_flow_capacity(const std::vector<Segment>& segments, double largest_b
     const double fit = segments[i].latency_s + top * segments[i].seconds_per_byte;
     need = std::max(need, std::min(segments[i].bandwidth(), top / (0.005 * fit)));
   }
-  return need;
+  return std::min(need, kLargestBandwidth);
 }
 
 double bus_capacity(const PlatformModel& m, int flows) {
@@ -51,7 +61,7 @@ PlatformModel model_from_pingpong(int ranks, const std::vector<Segment>& pingpon
   m.route_latency = std::max(pingpong.front().latency_s, 1e-9);
   // R at least the fastest lone flow keeps every bandwidth factor <= 1.
   m.host_bandwidth = lone_flow_capacity(pingpong, largest_bytes);
-  m.bus_bandwidth = 1000 * m.host_bandwidth;
+  m.bus_bandwidth = bus_of(1000, m.host_bandwidth);
   return m;
 }
 
@@ -79,7 +89,7 @@ void choose_capacities(PlatformModel& m, const std::vector<ContendedPoint>& poin
   std::sort(counts.begin(), counts.end());
   // Each point crosses the bus with its own count of flows, so each count's k is fitted alone.
   m.bus_by_flows.clear();
-  m.bus_bandwidth = 1000 * reference;
+  m.bus_bandwidth = bus_of(1000, reference);
   for (int flows : counts) {
     std::vector<ContendedPoint> same;
     for (const ContendedPoint& p : bound)
@@ -88,11 +98,11 @@ void choose_capacities(PlatformModel& m, const std::vector<ContendedPoint>& poin
     for (double k : ks) {
       PlatformModel trial = m;
       trial.bus_by_flows.clear();
-      trial.bus_bandwidth = k * reference;
+      trial.bus_bandwidth = bus_of(k, reference);
       const double e = squared_relative_error(trial, same);
       if (best_error < 0 || e < best_error * (1 - 1e-12)) best_error = e, best_k = k;
     }
-    m.bus_by_flows.push_back({flows, best_k * reference});
+    m.bus_by_flows.push_back({flows, bus_of(best_k, reference)});
   }
   if (!m.bus_by_flows.empty())
     m.bus_bandwidth =

@@ -42,6 +42,10 @@ struct ContendedPoint {
   int flows_per_host = 0;  // flows in one direction of the busiest host link
 };
 
+// The fastest link the simulator loads (1 PB/s: sim/quantity.cpp refuses more): every capacity
+// the calibration writes stays at or below it, "unlimited" included.
+constexpr double kLargestBandwidth = 1e15;
+
 struct FlowCapacity {
   int flows = 0;
   double bandwidth = 0;  // B/s
