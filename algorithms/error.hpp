@@ -19,6 +19,13 @@ class InvalidArgument : public Error {
   using Error::Error;
 };
 
+// The ranks' calls differ (counts, dtypes, ops, algorithms, all-to-all-v counts that do not
+// match peer to peer): thrown on every rank whose own call was well-formed.
+class RanksDisagree : public InvalidArgument {
+ public:
+  using InvalidArgument::InvalidArgument;
+};
+
 // A wait did not complete in time; the message names rank, peer, tag and operation.
 class Timeout : public Error {
  public:

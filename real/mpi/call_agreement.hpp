@@ -18,12 +18,6 @@
 
 namespace ddl {
 
-// The ranks' calls differ: thrown on every rank whose own call was well-formed.
-class RanksDisagree : public InvalidArgument {
- public:
-  using InvalidArgument::InvalidArgument;
-};
-
 // The tag of the agreement's messages: the highest tag MPI guarantees, far above the tags the
 // algorithms use (tag_base 0 plus one per concurrent schedule).
 constexpr int kCallAgreementTag = 32767;
