@@ -32,8 +32,8 @@ void check_side(const char* name, const char* peer_word, int p, const AlltoallvL
                           std::to_string(l.counts.size()) + " counts and " +
                           std::to_string(l.displs.size()) + " displacements; the group has " +
                           std::to_string(p) + " ranks, one of each per rank");
-  for (std::size_t j = 0; j < n; ++j)
-    if (l.counts[j] > elements || l.displs[j] > elements - l.counts[j])
+  for (std::size_t j = 0; j < n; ++j)  // an empty range may point anywhere, as in MPI
+    if (l.counts[j] > 0 && (l.counts[j] > elements || l.displs[j] > elements - l.counts[j]))
       throw InvalidArgument(std::string("alltoallv: the ") + name + " range for " +
                             element_range(peer_word, j, l) + " ends past the " + name +
                             " buffer of " + std::to_string(elements) + " elements");

@@ -37,7 +37,7 @@ std::string_view to_string(AlltoallvAlgorithm a);
 AlltoallvAlgorithm parse_alltoallv_algorithm(std::string_view name);
 
 // This rank's side of the call is well-formed for p ranks, or InvalidArgument naming what is
-// not: a layout of other than p entries, a range past its buffer (of `input_elements` and
+// not: a layout of other than p entries, a nonempty range past its buffer (of `input_elements` and
 // `output_elements`), two receive ranges that overlap, a count to itself other than the count
 // from itself.
 void check_alltoallv_layout(int p, int rank, const AlltoallvLayout& send,

@@ -1,8 +1,10 @@
 #include "capi/collective_arguments.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string_view>
+#include <utility>
 
 #include "algorithms/algorithm_spec.hpp"
 #include "algorithms/error.hpp"
@@ -127,6 +129,76 @@ Prepared prepare(const ddl::Dims& dims, bool out_of_place, const void* sendbuf, 
   }
   p.dtype = *dtype;
   p.op = *op;
+  return p;
+}
+
+PreparedAlltoallv prepare_alltoallv(int ranks, int rank, const void* sendbuf,
+                                    const std::size_t* send_counts, const std::size_t* send_displs,
+                                    const void* recvbuf, const std::size_t* recv_counts,
+                                    const std::size_t* recv_displs, int dtype_value,
+                                    const char* algorithm) {
+  PreparedAlltoallv p;
+  auto refused = [&](ddl_result_t code, std::string what) {
+    p.code = code;
+    p.what = std::move(what);
+    return p;
+  };
+  const std::optional<ddl::DType> dtype = to_dtype(dtype_value);
+  if (!dtype)
+    return refused(DDL_ERROR_BAD_DTYPE, "dtype " + std::to_string(dtype_value) +
+                                            " is not a ddl_dtype_t (DDL_FLOAT32 .. DDL_INT64 "
+                                            "are 0 .. 5)");
+  p.dtype = *dtype;
+  try {
+    p.algorithm = ddl::parse_alltoallv_algorithm(algorithm ? algorithm : "alltoallv_pairwise");
+  } catch (const ddl::InvalidArgument& e) {
+    return refused(DDL_ERROR_UNKNOWN_ALGORITHM, e.what());
+  }
+  const std::pair<const char*, const std::size_t*> arrays[] = {{"send_counts", send_counts},
+                                                               {"send_displs", send_displs},
+                                                               {"recv_counts", recv_counts},
+                                                               {"recv_displs", recv_displs}};
+  for (const auto& [name, array] : arrays)
+    if (array == nullptr) return refused(DDL_ERROR_NULL_POINTER, std::string(name) + " is NULL");
+  const auto n = static_cast<std::size_t>(ranks);
+  p.send = {{send_counts, send_counts + n}, {send_displs, send_displs + n}};
+  p.recv = {{recv_counts, recv_counts + n}, {recv_displs, recv_displs + n}};
+  // A buffer's extent: the end of its furthest range, in bytes, unless that overflows size_t.
+  const std::size_t element = ddl::dtype_size(*dtype);
+  auto extent = [&](const ddl::AlltoallvLayout& l, const char* side,
+                    std::size_t& bytes) -> std::optional<std::string> {
+    std::size_t end = 0;
+    for (std::size_t j = 0; j < n; ++j) {
+      if (l.counts[j] == 0) continue;
+      if (l.displs[j] > std::numeric_limits<std::size_t>::max() / element - l.counts[j])
+        return std::string(side) + " range for rank " + std::to_string(j) + " (displacement " +
+               std::to_string(l.displs[j]) + ", count " + std::to_string(l.counts[j]) + " of " +
+               std::string(ddl::to_string(*dtype)) + ") overflows size_t";
+      end = std::max(end, l.displs[j] + l.counts[j]);
+    }
+    bytes = end * element;
+    return std::nullopt;
+  };
+  if (auto bad = extent(p.send, "the send", p.input_bytes))
+    return refused(DDL_ERROR_COUNT_OVERFLOW, *bad);
+  if (auto bad = extent(p.recv, "the receive", p.output_bytes))
+    return refused(DDL_ERROR_COUNT_OVERFLOW, *bad);
+  if (p.input_bytes > 0 && sendbuf == nullptr)
+    return refused(DDL_ERROR_NULL_POINTER, "sendbuf is NULL");
+  if (p.output_bytes > 0 && recvbuf == nullptr)
+    return refused(DDL_ERROR_NULL_POINTER, "recvbuf is NULL");
+  try {
+    ddl::check_alltoallv_layout(ranks, rank, p.send, p.input_bytes / element, p.recv,
+                                p.output_bytes / element);
+  } catch (const ddl::InvalidArgument& e) {
+    return refused(DDL_ERROR_INVALID_ARGUMENT, e.what());
+  }
+  const auto s = reinterpret_cast<std::uintptr_t>(sendbuf);
+  const auto r = reinterpret_cast<std::uintptr_t>(recvbuf);
+  if (p.input_bytes > 0 && p.output_bytes > 0 && s < r + p.output_bytes && r < s + p.input_bytes)
+    return refused(
+        DDL_ERROR_INVALID_ARGUMENT,
+        "sendbuf and recvbuf overlap (all-to-all-v reads one buffer and writes another)");
   return p;
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "algorithms/alltoallv.hpp"
 #include "algorithms/dims.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
@@ -41,6 +42,24 @@ struct CallKind {
 // string's own overrides; dtype and op are the caller's ints, any value.
 Prepared prepare(const ddl::Dims& dims, bool out_of_place, const void* sendbuf, void* buf,
                  std::size_t count, int dtype_value, int op_value, const CallKind& call);
+
+// An all-to-all-v call as this rank checked it: what to run, or why it cannot run.
+struct PreparedAlltoallv {
+  ddl_result_t code = DDL_SUCCESS;
+  std::string what;
+  ddl::AlltoallvAlgorithm algorithm = ddl::AlltoallvAlgorithm::pairwise;
+  ddl::DType dtype = ddl::DType::float32;
+  ddl::AlltoallvLayout send, recv;
+  std::size_t input_bytes = 0, output_bytes = 0;  // to the end of the furthest range
+};
+
+// Every check of ddl_alltoallv's arguments that needs no other rank (`ranks`: the
+// communicator's size, `rank`: this rank).
+PreparedAlltoallv prepare_alltoallv(int ranks, int rank, const void* sendbuf,
+                                    const std::size_t* send_counts, const std::size_t* send_displs,
+                                    const void* recvbuf, const std::size_t* recv_counts,
+                                    const std::size_t* recv_displs, int dtype_value,
+                                    const char* algorithm);
 
 // The element type of a ddl_dtype_t value; nothing outside the enum.
 std::optional<ddl::DType> to_dtype(int v);

@@ -202,6 +202,33 @@ ddl_result_t ddl_collective_inplace(ddl_comm_t comm, ddl_collective_t coll, void
   });
 }
 
+ddl_result_t ddl_alltoallv(ddl_comm_t comm, const void* sendbuf, const size_t* send_counts,
+                           const size_t* send_displs, void* recvbuf, const size_t* recv_counts,
+                           const size_t* recv_displs, ddl_dtype_t dtype, const char* algorithm) {
+  constexpr const char* function = "ddl_alltoallv";
+  if (comm == nullptr) return fail(DDL_ERROR_NULL_POINTER, function, "comm is NULL");
+  const int t = raw_value(&dtype);
+  return guarded(function, [&] {
+    const ddl::capi::PreparedAlltoallv p =
+        ddl::capi::prepare_alltoallv(comm->mpi.size(), comm->mpi.rank(), sendbuf, send_counts,
+                                     send_displs, recvbuf, recv_counts, recv_displs, t, algorithm);
+    // First the call (a refused rank takes part, so the others learn why), then the counts.
+    ddl::LocalArguments local;
+    if (p.code != DDL_SUCCESS)
+      local.error = p.what;
+    else
+      local.canonical = ddl::call_signature(0, p.dtype, ddl::ReduceOp::sum,
+                                            ddl::to_string(p.algorithm), ddl::Options{});
+    ddl::agree_on_call(comm->mpi, local);
+    if (p.code != DDL_SUCCESS) return fail(p.code, function, p.what);
+    ddl::agree_on_alltoallv_counts(comm->mpi, p.send.counts, p.recv.counts, ddl::Options{});
+    ddl::alltoallv(comm->mpi, ddl::ConstView{sendbuf, p.input_bytes}, p.send,
+                   ddl::MutView{recvbuf, p.output_bytes}, p.recv, p.dtype, ddl::Options{},
+                   p.algorithm);
+    return DDL_SUCCESS;
+  });
+}
+
 ddl_result_t ddl_comm_split(ddl_comm_t comm, int color, int key, ddl_comm_t* out) {
   constexpr const char* function = "ddl_comm_split";
   if (comm == nullptr) return fail(DDL_ERROR_NULL_POINTER, function, "comm is NULL");

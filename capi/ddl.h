@@ -147,6 +147,20 @@ DDL_API ddl_result_t ddl_collective_inplace(ddl_comm_t comm, ddl_collective_t co
                                             size_t count, ddl_dtype_t dtype, ddl_op_t op, int root,
                                             const char* algorithm);
 
+/* All-to-all with a count per peer (MPI_Alltoallv; a mixture-of-experts layer's token routing):
+ * rank r sends send_counts[j] elements from sendbuf + send_displs[j] elements to rank j, and
+ * receives recv_counts[i] elements from rank i at recvbuf + recv_displs[i] elements; each array
+ * has one entry per rank of `comm`. The send and receive buffers must not overlap, nor two
+ * receive ranges; send_counts[r] must equal recv_counts[r] (the block a rank keeps). The ranks
+ * agree on the call (dtype, algorithm) and then on the counts: rank i's send_counts[j] must be
+ * rank j's recv_counts[i], else every rank gets DDL_ERROR_RANKS_DISAGREE naming the first pair
+ * that differs, before any data moves. `algorithm`: NULL or "alltoallv_pairwise" (p-1 steps,
+ * one peer each way per step), or "alltoallv_linear" (every peer at once). */
+DDL_API ddl_result_t ddl_alltoallv(ddl_comm_t comm, const void* sendbuf, const size_t* send_counts,
+                                   const size_t* send_displs, void* recvbuf,
+                                   const size_t* recv_counts, const size_t* recv_displs,
+                                   ddl_dtype_t dtype, const char* algorithm);
+
 /* Groups, as MPI_Comm_split: collective over every rank of `comm`; the ranks that pass one color
  * form a new communicator in *out, ranked by key and then by their rank in `comm`; a negative
  * color leaves *out NULL (the rank is in no group). The group reads its own node layout (so ddl

@@ -68,8 +68,9 @@ TEST_CASE("alltoallv: a malformed layout is refused by name", "[alltoallv]") {
         "overlap");
   CHECK(refused(two, 5, AlltoallvLayout{{1, 3}, {0, 2}}, 5) ==
         "alltoallv: rank 0 sends itself 2 elements and receives 1 from itself");
-  // An empty range overlaps nothing, wherever it points.
+  // An empty range overlaps nothing and ends nowhere, wherever it points.
   CHECK(refused(two, 5, AlltoallvLayout{{2, 0}, {0, 1}}, 5) == "accepted");
+  CHECK(refused(two, 5, AlltoallvLayout{{2, 0}, {0, 99}}, 5) == "accepted");
   CHECK_THROWS_WITH(parse_alltoallv_algorithm("alltoallv_bruck"),
                     "unknown all-to-all-v algorithm 'alltoallv_bruck' (known: alltoallv_pairwise, "
                     "alltoallv_linear)");

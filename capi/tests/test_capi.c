@@ -316,6 +316,80 @@ static void test_collectives_and_groups(ddl_comm_t comm) {
                DDL_ERROR_INVALID_ARGUMENT, message);
 }
 
+/* All-to-all-v: rank i sends rank j (i + j) % 3 elements, value 1000 i + 10 j + k; receives
+ * land in reverse rank order with one element of gap between blocks (kept as -1). */
+static size_t v_count(int i, int j) {
+  return (size_t)((i + j) % 3);
+}
+static void test_alltoallv(ddl_comm_t comm) {
+  size_t* counts = malloc(4 * (size_t)ranks * sizeof *counts);
+  size_t *send_counts = counts, *send_displs = counts + ranks, *recv_counts = counts + 2 * ranks,
+         *recv_displs = counts + 3 * ranks;
+  size_t in_elements = 0, out_elements = 0;
+  for (int j = 0; j < ranks; ++j) {
+    send_counts[j] = v_count(rank, j);
+    send_displs[j] = in_elements;
+    in_elements += send_counts[j];
+  }
+  for (int i = ranks - 1; i >= 0; --i) {
+    recv_counts[i] = v_count(i, rank);
+    recv_displs[i] = out_elements;
+    out_elements += recv_counts[i] + 1;
+  }
+  int32_t* in = malloc((in_elements + 1) * sizeof *in);
+  int32_t* out = malloc(out_elements * sizeof *out);
+  const char* const algos[] = {NULL, "alltoallv_linear"};
+  for (int a = 0; a < 2; ++a) {
+    for (int j = 0; j < ranks; ++j)
+      for (size_t k = 0; k < send_counts[j]; ++k)
+        in[send_displs[j] + k] = 1000 * rank + 10 * j + (int)k;
+    for (size_t e = 0; e < out_elements; ++e) out[e] = -1;
+    CHECK(ddl_alltoallv(comm, in, send_counts, send_displs, out, recv_counts, recv_displs,
+                        DDL_INT32, algos[a]) == DDL_SUCCESS);
+    for (int i = 0; i < ranks; ++i) {
+      for (size_t k = 0; k < recv_counts[i]; ++k)
+        CHECK(out[recv_displs[i] + k] == 1000 * i + 10 * rank + (int)k);
+      CHECK(out[recv_displs[i] + recv_counts[i]] == -1);
+    }
+  }
+  /* Refused on every rank alike (every rank makes the same mistake, so none waits). */
+  EXPECT_ERROR(
+      ddl_alltoallv(comm, in, NULL, send_displs, out, recv_counts, recv_displs, DDL_INT32, NULL),
+      DDL_ERROR_NULL_POINTER, "ddl_alltoallv: send_counts is NULL");
+  EXPECT_ERROR(ddl_alltoallv(comm, in, send_counts, send_displs, out, recv_counts, recv_displs,
+                             DDL_INT32, "alltoallv_bruck"),
+               DDL_ERROR_UNKNOWN_ALGORITHM,
+               "ddl_alltoallv: unknown all-to-all-v algorithm 'alltoallv_bruck' (known: "
+               "alltoallv_pairwise, alltoallv_linear)");
+  EXPECT_ERROR(ddl_alltoallv(comm, in, send_counts, send_displs, out, recv_counts, recv_displs,
+                             (ddl_dtype_t)6, NULL),
+               DDL_ERROR_BAD_DTYPE,
+               "ddl_alltoallv: dtype 6 is not a ddl_dtype_t (DDL_FLOAT32 .. DDL_INT64 are 0 .. 5)");
+  /* Every rank keeps 2 elements for itself and receives them on top of another block's. */
+  for (int j = 0; j < ranks; ++j) send_counts[j] = recv_counts[j] = 2, recv_displs[j] = 1;
+  recv_displs[0] = 0;
+  char message[200];
+  if (ranks > 1) {
+    snprintf(message, sizeof message,
+             "ddl_alltoallv: alltoallv: the output ranges for rank 0 (elements 0 to 2) and rank 1 "
+             "(elements 1 to 3) overlap");
+    EXPECT_ERROR(ddl_alltoallv(comm, in, send_counts, send_displs, out, recv_counts, recv_displs,
+                               DDL_INT32, NULL),
+                 DDL_ERROR_INVALID_ARGUMENT, message);
+  }
+  for (int j = 0; j < ranks; ++j) send_counts[j] = recv_counts[j] = 0;
+  send_counts[rank] = recv_counts[rank] = 1;
+  send_displs[rank] = recv_displs[rank] = 0;
+  EXPECT_ERROR(ddl_alltoallv(comm, in, send_counts, send_displs, in + 0, recv_counts, recv_displs,
+                             DDL_INT32, NULL),
+               DDL_ERROR_INVALID_ARGUMENT,
+               "ddl_alltoallv: sendbuf and recvbuf overlap (all-to-all-v reads one buffer and "
+               "writes another)");
+  free(in);
+  free(out);
+  free(counts);
+}
+
 static void* message_of_new_thread(void* out) {
   *(const char**)out = ddl_last_error_message();
   return NULL;
@@ -353,6 +427,7 @@ int main(int argc, char** argv) {
     test_results(comm);
     test_bad_arguments(comm);
     test_collectives_and_groups(comm);
+    test_alltoallv(comm);
     /* The message is per thread: a new thread sees none. */
     const char* other = NULL;
     pthread_t thread;

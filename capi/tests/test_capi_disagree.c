@@ -98,6 +98,34 @@ int main(int argc, char** argv) {
   EXPECT(
       ddl_allreduce_inplace(comm, x, small, DDL_FLOAT32, DDL_SUM, odd ? "ring:segment=64" : "ring"),
       DDL_ERROR_RANKS_DISAGREE, message);
+  /* All-to-all-v: the last rank sends rank 0 three elements where rank 0 expects two; then
+   * ranks that name different algorithms. Every rank gets the same words, nothing moves. */
+  {
+    size_t* v = calloc(4 * (size_t)ranks, sizeof *v);
+    size_t *sc = v, *sd = v + ranks, *rc = v + 2 * ranks, *rd = v + 3 * ranks;
+    for (int j = 0; j < ranks; ++j) sc[j] = rc[j] = 2, sd[j] = rd[j] = 2 * (size_t)j;
+    if (odd) sc[0] = 3, sd[0] = 2 * (size_t)ranks;
+    snprintf(message, sizeof message,
+             "ddl_alltoallv: ranks disagree on the all-to-all-v counts: rank %d sends 3 elements "
+             "to rank 0, which receives 2",
+             ranks - 1);
+    EXPECT(ddl_alltoallv(comm, x, sc, sd, x + 1000, rc, rd, DDL_FLOAT32, NULL),
+           DDL_ERROR_RANKS_DISAGREE, message);
+    if (odd) sc[0] = 2, sd[0] = 0;
+    snprintf(message, sizeof message,
+             "ddl_alltoallv: ranks disagree on the call: rank %d has algorithm alltoallv_linear, "
+             "rank 0 has algorithm alltoallv_pairwise",
+             ranks - 1);
+    EXPECT(ddl_alltoallv(comm, x, sc, sd, x + 1000, rc, rd, DDL_FLOAT32,
+                         odd ? "alltoallv_linear" : NULL),
+           DDL_ERROR_RANKS_DISAGREE, message);
+    if (ddl_alltoallv(comm, x, sc, sd, x + 1000, rc, rd, DDL_FLOAT32, NULL) != DDL_SUCCESS) {
+      fprintf(stderr, "rank %d: matching all-to-all-v counts: %s\n", rank,
+              ddl_last_error_message());
+      ++failures;
+    }
+    free(v);
+  }
   /* Several fields at once: all of them, in the signature's order. */
   snprintf(message, sizeof message,
            "ddl_allreduce_inplace: ranks disagree on the call: rank %d has count 8 and op min, "
