@@ -3,6 +3,8 @@
 // is one contiguous tensor of p blocks the collective runs on it directly, otherwise on one
 // scratch buffer that the inputs are copied into and the outputs out of. Each checks its
 // tensors first and refuses a bad call with the ranks kept in step (ProcessGroupDDL::refuse).
+#include <cstring>
+
 #include "python/c10d/completed_work.hpp"
 #include "python/c10d/process_group_ddl.hpp"
 #include "python/c10d/tensor_checks.hpp"
@@ -209,34 +211,72 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupDDL::_reduce_scatter_base(
   return done(rank_, c10d::OpType::_REDUCE_SCATTER_BASE, {output});
 }
 
+// Both all-to-alls run as ddl_alltoallv, split sizes or not: whether a rank's blocks are equal
+// is its own affair (one rank may pass equal splits, another none, a third unequal ones, as
+// gloo allows), so the ranks must not choose between two C calls by it.
 c10::intrusive_ptr<c10d::Work> ProcessGroupDDL::alltoall_base(at::Tensor& output, at::Tensor& input,
                                                               std::vector<int64_t>& output_splits,
                                                               std::vector<int64_t>& input_splits,
                                                               const c10d::AllToAllOptions&) {
-  constexpr const char* f = "all_to_all_single";
   const std::lock_guard lock(mutex_);
-  if (auto bad = check_tensor(input, "the input")) refuse(f, DDL_ALLTOALL, *bad);
-  if (auto bad = check_like(output, input, "the output", "the input"))
-    refuse(f, DDL_ALLTOALL, *bad);
-  const int64_t rows = input.dim() == 0 ? 1 : input.size(0);
-  if (rows % size_ != 0)
-    refuse(f, DDL_ALLTOALL,
-           "the input's first dimension (" + std::to_string(rows) +
-               ") is not divisible by the group size (" + std::to_string(size_) + ")");
-  const int64_t equal = rows / size_;
-  auto unequal = [&](const std::vector<int64_t>& splits) {
-    if (splits.empty()) return false;
-    if (splits.size() != static_cast<std::size_t>(size_)) return true;
-    for (const int64_t s : splits)
-      if (s != equal) return true;
-    return false;
+  return alltoallv_base(output, input, output_splits, input_splits);
+}
+
+c10::intrusive_ptr<c10d::Work> ProcessGroupDDL::alltoallv_base(
+    at::Tensor& output, at::Tensor& input, const std::vector<int64_t>& output_splits,
+    const std::vector<int64_t>& input_splits) {
+  constexpr const char* f = "all_to_all_single";
+  if (auto bad = check_tensor(input, "the input")) refuse_alltoallv(f, *bad);
+  if (auto bad = check_tensor(output, "the output")) refuse_alltoallv(f, *bad);
+  if (output.scalar_type() != input.scalar_type())
+    refuse_alltoallv(f, "the output's dtype differs from the input's");
+  // Rows of the first dimension, each of the same elements on both sides; no splits on one side:
+  // equal ones, as torch's all_to_all_single takes them.
+  auto counts = [&](const at::Tensor& t, const std::vector<int64_t>& splits, const char* what,
+                    std::vector<std::size_t>& out) -> std::optional<std::string> {
+    const int64_t rows = t.dim() == 0 ? 1 : t.size(0);
+    if (splits.empty() && rows % size_ != 0)
+      return std::string(what) + "'s first dimension (" + std::to_string(rows) +
+             ") is not divisible by the group size (" + std::to_string(size_) + ")";
+    if (!splits.empty() && splits.size() != static_cast<std::size_t>(size_))
+      return std::string(what) + " has " + std::to_string(splits.size()) +
+             " split sizes; the group has " + std::to_string(size_) + " ranks";
+    int64_t total = 0;
+    for (int64_t s : splits) {
+      if (s < 0)
+        return std::string(what) + " has a negative split size (" + std::to_string(s) + ")";
+      total += s;
+    }
+    if (!splits.empty() && total != rows)
+      return std::string(what) + "'s split sizes add up to " + std::to_string(total) +
+             " rows; its first dimension is " + std::to_string(rows);
+    const int64_t row = rows == 0 ? 0 : t.numel() / rows;
+    for (int i = 0; i < size_; ++i)
+      out.push_back(static_cast<std::size_t>(
+          (splits.empty() ? rows / size_ : splits[static_cast<std::size_t>(i)]) * row));
+    return std::nullopt;
   };
-  if (unequal(input_splits) || unequal(output_splits))
-    refuse(f, DDL_ALLTOALL,
-           "unequal splits are not supported: ddl's all-to-all moves equal blocks (here " +
-               std::to_string(equal) + " rows to each rank); pass no split sizes, or equal ones");
-  if (output.data_ptr() != input.data_ptr()) flat(output).copy_(flat(input));
-  run(f, DDL_ALLTOALL, output.data_ptr(), output.numel(), dtype_of(output), DDL_SUM, 0);
+  std::vector<std::size_t> send, recv;
+  if (auto bad = counts(input, input_splits, "the input", send)) refuse_alltoallv(f, *bad);
+  if (auto bad = counts(output, output_splits, "the output", recv)) refuse_alltoallv(f, *bad);
+  const int64_t in_row =
+                    input.dim() == 0 || input.size(0) == 0 ? -1 : input.numel() / input.size(0),
+                out_row =
+                    output.dim() == 0 || output.size(0) == 0 ? -1 : output.numel() / output.size(0);
+  if (in_row >= 0 && out_row >= 0 && in_row != out_row)
+    refuse_alltoallv(f, "a row of the output holds " + std::to_string(out_row) +
+                            " elements, a row of the input " + std::to_string(in_row));
+  std::vector<std::size_t> send_displs(send.size()), recv_displs(recv.size());
+  for (std::size_t j = 1; j < send.size(); ++j) {
+    send_displs[j] = send_displs[j - 1] + send[j - 1];
+    recv_displs[j] = recv_displs[j - 1] + recv[j - 1];
+  }
+  // torch lets the output be the input; ddl reads one buffer and writes another.
+  const at::Tensor source = output.data_ptr() == input.data_ptr() ? input.clone() : input;
+  const ddl_result_t r =
+      ddl_alltoallv(comm_, source.data_ptr(), send.data(), send_displs.data(), output.data_ptr(),
+                    recv.data(), recv_displs.data(), dtype_of(input), nullptr);
+  if (r != DDL_SUCCESS) raise_api_error(f, r);
   return done(rank_, c10d::OpType::ALLTOALL_BASE, {output});
 }
 
@@ -245,18 +285,46 @@ c10::intrusive_ptr<c10d::Work> ProcessGroupDDL::alltoall(std::vector<at::Tensor>
                                                          const c10d::AllToAllOptions&) {
   constexpr const char* f = "all_to_all";
   const std::lock_guard lock(mutex_);
-  if (inputs.empty()) refuse(f, DDL_ALLTOALL, "no input tensors (one per rank of the group)");
-  const at::Tensor& first = inputs[0];
-  if (auto bad = check_tensor(first, "input tensor 0")) refuse(f, DDL_ALLTOALL, *bad);
-  if (auto bad = check_list(inputs, size_, first, "input tensors", "input tensor 0"))
-    refuse(f, DDL_ALLTOALL, *bad);
-  if (auto bad = check_list(outputs, size_, first, "output tensors", "input tensor 0"))
-    refuse(f, DDL_ALLTOALL, *bad);
-  const int64_t n = first.numel();
-  at::Tensor buffer = at::empty({n * size_}, first.options());
-  for (int i = 0; i < size_; ++i) block(buffer, i, n).copy_(flat(inputs[i]));
-  run(f, DDL_ALLTOALL, buffer.data_ptr(), buffer.numel(), dtype_of(first), DDL_SUM, 0);
-  for (int i = 0; i < size_; ++i) flat(outputs[i]).copy_(block(buffer, i, n));
+  // Tensor i of either list is the block to or from rank i, each of its own length.
+  auto counts = [&](const std::vector<at::Tensor>& list, const char* what,
+                    std::vector<std::size_t>& out) -> std::optional<std::string> {
+    if (list.size() != static_cast<std::size_t>(size_))
+      return std::string(what) + ": " + std::to_string(list.size()) + " tensors, expected " +
+             std::to_string(size_) + " (one per rank of the group)";
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string name = std::string(what, std::strlen(what) - 1) + " " + std::to_string(i);
+      if (auto bad = check_tensor(list[i], name)) return bad;
+      if (list[i].scalar_type() != list[0].scalar_type())
+        return name + " has dtype " + std::string(c10::toString(list[i].scalar_type())) +
+               ", input tensor 0 " + std::string(c10::toString(list[0].scalar_type()));
+      out.push_back(static_cast<std::size_t>(list[i].numel()));
+    }
+    return std::nullopt;
+  };
+  std::vector<std::size_t> send, recv;
+  if (auto bad = counts(inputs, "input tensors", send)) refuse_alltoallv(f, *bad);
+  if (auto bad = counts(outputs, "output tensors", recv)) refuse_alltoallv(f, *bad);
+  if (outputs[0].scalar_type() != inputs[0].scalar_type())
+    refuse_alltoallv(f, "the output tensors' dtype differs from the input tensors'");
+  std::vector<std::size_t> send_displs(send.size()), recv_displs(recv.size());
+  for (std::size_t j = 1; j < send.size(); ++j) {
+    send_displs[j] = send_displs[j - 1] + send[j - 1];
+    recv_displs[j] = recv_displs[j - 1] + recv[j - 1];
+  }
+  at::Tensor in = at::empty({static_cast<int64_t>(send_displs.back() + send.back())},
+                            inputs[0].options()),
+             out = at::empty({static_cast<int64_t>(recv_displs.back() + recv.back())},
+                             inputs[0].options());
+  for (std::size_t i = 0; i < send.size(); ++i)
+    in.narrow(0, static_cast<int64_t>(send_displs[i]), static_cast<int64_t>(send[i]))
+        .copy_(flat(inputs[i]));
+  const ddl_result_t r =
+      ddl_alltoallv(comm_, in.data_ptr(), send.data(), send_displs.data(), out.data_ptr(),
+                    recv.data(), recv_displs.data(), dtype_of(inputs[0]), nullptr);
+  if (r != DDL_SUCCESS) raise_api_error(f, r);
+  for (std::size_t i = 0; i < recv.size(); ++i)
+    flat(outputs[i])
+        .copy_(out.narrow(0, static_cast<int64_t>(recv_displs[i]), static_cast<int64_t>(recv[i])));
   return done(rank_, c10d::OpType::ALLTOALL, outputs);
 }
 

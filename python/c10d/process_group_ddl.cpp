@@ -126,7 +126,10 @@ void ProcessGroupDDL::run(const char* function, ddl_collective_t collective, voi
       collective == DDL_ALLREDUCE
           ? ddl_allreduce_inplace(comm_, buf, count, dtype, op, "auto")
           : ddl_collective_inplace(comm_, collective, buf, count, dtype, op, root, nullptr);
-  if (r == DDL_SUCCESS) return;
+  if (r != DDL_SUCCESS) raise_api_error(function, r);
+}
+
+void ProcessGroupDDL::raise_api_error(const char* function, ddl_result_t r) {
   const std::string what = prefixed(function, api_message());
   if (r == DDL_ERROR_TIMEOUT || r == DDL_ERROR_MPI || r == DDL_ERROR_OUT_OF_MEMORY ||
       r == DDL_ERROR_INTERNAL)
@@ -137,6 +140,13 @@ void ProcessGroupDDL::run(const char* function, ddl_collective_t collective, voi
 void ProcessGroupDDL::refuse(const char* function, ddl_collective_t collective,
                              const std::string& why) {
   ddl_collective_inplace(comm_, collective, nullptr, 0, kRefusedDtype, DDL_SUM, 0, nullptr);
+  value_error(prefixed(function, why));
+}
+
+void ProcessGroupDDL::refuse_alltoallv(const char* function, const std::string& why) {
+  const std::vector<std::size_t> none(static_cast<std::size_t>(size_), 0);
+  ddl_alltoallv(comm_, nullptr, none.data(), none.data(), nullptr, none.data(), none.data(),
+                kRefusedDtype, nullptr);
   value_error(prefixed(function, why));
 }
 

@@ -81,6 +81,15 @@ class ProcessGroupDDL : public c10d::ProcessGroup {
   // call") instead of waiting for this rank until the timeout, then throws ValueError(why).
   [[noreturn]] void refuse(const char* function, ddl_collective_t collective,
                            const std::string& why);
+  // all_to_all_single with split sizes: ddl_alltoallv, rows of the first dimension per peer.
+  c10::intrusive_ptr<c10d::Work> alltoallv_base(at::Tensor& output, at::Tensor& input,
+                                                const std::vector<int64_t>& output_splits,
+                                                const std::vector<int64_t>& input_splits);
+  // refuse() for an all-to-all with split sizes: joins ddl_alltoallv's agreement instead.
+  [[noreturn]] void refuse_alltoallv(const char* function, const std::string& why);
+  // Throws the C API's last error for `r`, prefixed with `function`: RuntimeError for a timeout
+  // or a failure underneath, ValueError for a refused argument or ranks whose calls differ.
+  [[noreturn]] void raise_api_error(const char* function, ddl_result_t r);
   // The root of broadcast, reduce, gather and scatter, checked to be a rank of the group.
   int root_of(const char* function, ddl_collective_t collective, int64_t root);
   // Moves `bytes` at `data` to or from `peer` with tag `tag`, polling until the group's timeout.

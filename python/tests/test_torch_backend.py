@@ -157,6 +157,32 @@ class AgainstGloo(unittest.TestCase):
             dist.all_to_all(outputs, inputs)
             self.same(outputs, [everyone[j][R] for j in range(P)], f"all_to_all {kind}")
 
+    def test_all_to_all_uneven(self):
+        """Rank i sends rank j (i + j) % 3 rows (none for some pairs), as a mixture-of-experts
+        layer routes tokens; gloo on the same inputs is the reference. A rank whose splits
+        happen to be equal passes none."""
+        def rows(i, j):
+            return (i + j) % 3
+        send = [rows(R, j) for j in range(P)]
+        recv = [rows(i, R) for i in range(P)]
+        for kind in KINDS:
+            x = data(kind, 20, n=3 * sum(send)).view(sum(send), 3)
+            expected = torch.zeros(sum(recv), 3, dtype=x.dtype)
+            dist.all_to_all_single(expected, x, recv, send, group=GLOO)
+            out = torch.zeros_like(expected)
+            equal = len(set(send)) == 1 and len(set(recv)) == 1
+            dist.all_to_all_single(out, x, None if equal else recv, None if equal else send)
+            self.same(out, expected, f"all_to_all_single {kind}, rows {send} out, {recv} in")
+            # gloo has no list form: its all_to_all_single of the concatenation is the reference.
+            inputs = [data(kind, 30 + j, n=2 * rows(R, j)) for j in range(P)]
+            flat = torch.zeros(2 * sum(recv), dtype=x.dtype)
+            dist.all_to_all_single(flat, torch.cat(inputs), [2 * c for c in recv],
+                                   [2 * c for c in send], group=GLOO)
+            expected = list(flat.split([2 * c for c in recv]))
+            outputs = [torch.zeros_like(t) for t in expected]
+            dist.all_to_all(outputs, inputs)
+            self.same(outputs, expected, f"all_to_all {kind}, unequal tensors")
+
     def test_gather_scatter(self):
         for root in range(P):
             for kind in KINDS:
@@ -251,14 +277,24 @@ class BadInputs(unittest.TestCase):
                                              op=dist.ReduceOp.BAND),
                      "all_reduce: ReduceOp BAND is not supported")
 
-    def test_unequal_splits(self):
-        splits = [1] * (P - 1) + [P + 1]
+    def test_splits(self):
+        # Rank 0 sends the last rank one row more than that rank expects from it.
+        send = [1] * (P - 1) + [2 if R == 0 else 1]
+        self.refused(lambda: dist.all_to_all_single(torch.zeros(P), torch.zeros(sum(send)),
+                                                    [1] * P, send),
+                     f"all_to_all_single: ranks disagree on the all-to-all-v counts: rank 0 sends "
+                     f"2 elements to rank {P - 1}, which receives 1")
         self.refused(lambda: dist.all_to_all_single(torch.zeros(2 * P), torch.zeros(2 * P),
-                                                    splits, splits),
-                     "all_to_all_single: unequal splits are not supported")
-        self.refused(lambda: dist.all_to_all([torch.zeros(1 + i) for i in range(P)],
-                                             [torch.zeros(1 + i) for i in range(P)]),
-                     "all_to_all: input tensor 1 has 2 elements, input tensor 0 has 1")
+                                                    [2] * P, [1] * P),
+                     f"all_to_all_single: the input's split sizes add up to {P} rows; its first "
+                     f"dimension is {2 * P}")
+        self.refused(lambda: dist.all_to_all_single(torch.zeros(2 * P + 1), torch.zeros(2 * P + 1)),
+                     f"all_to_all_single: the input's first dimension ({2 * P + 1}) is not "
+                     f"divisible by the group size ({P})")
+        self.refused(lambda: dist.all_to_all([torch.zeros(1) for _ in range(P + 1)],
+                                             [torch.zeros(1) for _ in range(P)]),
+                     f"all_to_all: output tensors: {P + 1} tensors, expected {P} (one per rank "
+                     f"of the group)")
 
     def test_any_source(self):
         self.refused(lambda: dist.recv(torch.zeros(4)),
