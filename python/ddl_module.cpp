@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "algorithms/algorithm_spec.hpp"
+#include "algorithms/alltoallv.hpp"
 #include "algorithms/error.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
@@ -275,6 +276,93 @@ void collective_address(std::uintptr_t address, std::size_t count, const std::st
   agree_and_run(call);
 }
 
+// One side of ddl.alltoallv: a buffer-protocol object (held in `held`), or a torch tensor as
+// ddl/collectives.py passes it, (address, count, dtype).
+struct Region {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  DType type = DType::float32;
+};
+Region region_of(const py::object& obj, const std::string& function,
+                 std::optional<HeldBuffer>& held) {
+  if (py::isinstance<py::tuple>(obj)) {
+    const auto t = obj.cast<py::tuple>();
+    Region r;
+    r.type = parse_dtype(t[2].cast<std::string>());
+    r.data = reinterpret_cast<void*>(t[0].cast<std::uintptr_t>());
+    r.bytes = t[1].cast<std::size_t>() * dtype_size(r.type);
+    return r;
+  }
+  held.emplace(obj, function);
+  return {held->data(), held->bytes(), held->dtype()};
+}
+
+// Counts packed in peer order, as ddl.alltoallv lays blocks out.
+AlltoallvLayout packed(const std::vector<std::size_t>& counts) {
+  AlltoallvLayout l{counts, std::vector<std::size_t>(counts.size(), 0)};
+  for (std::size_t j = 1; j < counts.size(); ++j) l.displs[j] = l.displs[j - 1] + counts[j - 1];
+  return l;
+}
+
+// ddl.alltoallv: x's blocks (send_counts[j] elements for rank j, packed in rank order) to every
+// rank, out receiving recv_counts[i] from rank i, packed likewise. As every collective, the
+// ranks agree on the call first (a refused rank takes part), then on the counts peer to peer.
+void alltoallv_call(const py::object& x, const py::object& out,
+                    const std::vector<std::size_t>& send_counts,
+                    const std::vector<std::size_t>& recv_counts, const std::string& algo,
+                    double timeout_s, Group* group) {
+  Call call;
+  call.group = group;
+  call.function = "ddl.alltoallv";
+  std::optional<HeldBuffer> held_in, held_out;  // held until the exchange is over
+  Region in, result;
+  AlltoallvAlgorithm algorithm = AlltoallvAlgorithm::pairwise;
+  const AlltoallvLayout send = packed(send_counts), recv = packed(recv_counts);
+  try {
+    in = region_of(x, call.function, held_in);
+    result = region_of(out, call.function, held_out);
+    if (in.type != result.type)
+      throw InvalidArgument("out has dtype " + std::string(to_string(result.type)) + ", x " +
+                            std::string(to_string(in.type)));
+    algorithm = parse_alltoallv_algorithm(algo);
+    if (!std::isfinite(timeout_s) || timeout_s <= 0)
+      throw InvalidArgument("timeout must be a positive number of seconds, got " +
+                            std::string(py::repr(py::float_(timeout_s))));
+  } catch (...) {
+    refuse_current(call);
+  }
+  std::exception_ptr failure;
+  {
+    py::gil_scoped_release no_gil;
+    const std::lock_guard<std::mutex> lock(collective_mutex);
+    try {
+      MpiCommunicator& comm = comm_of(group, agreement_timeout(timeout_s));
+      LocalArguments local;
+      const std::size_t elem = dtype_size(in.type);
+      if (!call.refused) {
+        try {
+          check_alltoallv_layout(comm.size(), comm.rank(), send, in.bytes / elem, recv,
+                                 result.bytes / elem);
+          local.canonical = call_signature(0, in.type, ReduceOp::sum, to_string(algorithm), {});
+        } catch (const InvalidArgument&) {
+          refuse_current(call);
+        }
+      }
+      if (call.refused) local.error = call.refusal;
+      agree_on_call(comm, local);
+      if (!call.refused) {
+        agree_on_alltoallv_counts(comm, send.counts, recv.counts, {});
+        alltoallv(comm, ConstView{in.data, in.bytes}, send, MutView{result.data, result.bytes},
+                  recv, in.type, {}, algorithm);
+      }
+    } catch (...) {
+      failure = std::current_exception();
+    }
+  }
+  if (call.refused) rethrow(call.refused, call.function);
+  if (failure) rethrow(failure, call.function);
+}
+
 // ddl/collectives.py's own checks refused the call: this rank still takes part in the call's
 // agreement, with `message`, so the other ranks raise too; the caller then raises its error.
 void refuse(const std::string& message, double timeout_s, Group* group) {
@@ -346,6 +434,8 @@ PYBIND11_MODULE(_ddl, m) {
   m.def("_collective_address", &collective_address, py::arg("address"), py::arg("count"),
         py::arg("dtype"), py::arg("coll"), py::arg("op"), py::arg("algo"), py::arg("root"),
         py::arg("dims"), py::arg("timeout"), py::arg("group").none(true));
+  m.def("_alltoallv", &alltoallv_call, py::arg("x"), py::arg("out"), py::arg("send_counts"),
+        py::arg("recv_counts"), py::arg("algo"), py::arg("timeout"), py::arg("group").none(true));
   m.def("_refuse", &refuse, py::arg("message"), py::arg("timeout"), py::arg("group").none(true));
   m.def(
       "rank", [] { return translated("ddl.rank", world_rank); },

@@ -4,6 +4,7 @@
       in place on a numpy array or a torch CPU tensor, over MPI (run under mpirun)
   ddl.reduce_scatter, allgather, broadcast, alltoall, reduce, gather, scatter, sendrecv(x, ...)
       the other collectives, in place the same way (root= where they have one)
+  ddl.alltoallv(x, send_counts, recv_counts)   a count per rank; returns the received blocks
   ddl.split(color, key=None, group=None)   a group of ranks (MPI_Comm_split); any collective
       takes group=... to run among its ranks only
   ddl.rank(), ddl.size(), ddl.algorithms(coll="allreduce")
@@ -25,6 +26,7 @@ _LAZY = {
     "allgather": "ddl.collectives",
     "broadcast": "ddl.collectives",
     "alltoall": "ddl.collectives",
+    "alltoallv": "ddl.collectives",
     "reduce": "ddl.collectives",
     "gather": "ddl.collectives",
     "scatter": "ddl.collectives",

@@ -54,8 +54,9 @@ def _is_torch_tensor(x):
     return torch is not None and isinstance(x, torch.Tensor)
 
 
-def _tensor_arguments(t, function):
-    """The address, element count and ddl dtype name of a torch tensor ddl can reduce in place."""
+def _tensor_arguments(t, function, writes=True):
+    """The address, element count and ddl dtype name of a torch tensor ddl can reduce in place
+    (or, writes=False, read from: it may then require grad)."""
     if t.device.type != "cpu":
         raise ValueError(
             f"{function}: the tensor is on {t.device}; ddl's Python module reduces CPU tensors "
@@ -71,7 +72,7 @@ def _tensor_arguments(t, function):
             f"{t.stride()} elements); the result is written in place, so pass a contiguous "
             "tensor (t.contiguous(), then copy the result back)"
         )
-    if t.requires_grad:
+    if writes and t.requires_grad:
         raise ValueError(
             f"{function}: the tensor requires grad, and an in-place change would bypass "
             "autograd; pass t.detach() (the same memory)"
@@ -217,3 +218,57 @@ def scatter(x, root=0, algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None
 def sendrecv(x, algo=None, dims=None, timeout=DEFAULT_TIMEOUT, group=None):
     """Every rank sends x to rank r+1 and ends with rank r-1's (mod p)."""
     return _run("sendrecv", x, "sum", algo, 0, dims, timeout, group)
+
+
+def alltoallv(x, send_counts, recv_counts, out=None, algo="alltoallv_pairwise",
+              timeout=DEFAULT_TIMEOUT, group=None):
+    """All-to-all with a count per rank (MPI_Alltoallv), as a mixture-of-experts layer routes
+    tokens: x holds send_counts[j] elements for rank j, packed in rank order; returns `out`
+    (by default a new array or tensor of x's kind and dtype, sum(recv_counts) elements) holding
+    recv_counts[i] elements from rank i, packed likewise. Counts are in elements, one per rank
+    of the group. Rank i's send_counts[j] must be rank j's recv_counts[i]: the ranks check that
+    (and the call, as every collective) before any data moves, and every rank raises
+    ValueError "ranks disagree on the all-to-all-v counts: rank 2 sends 5 elements to rank 0,
+    which receives 4" otherwise. algo: "alltoallv_pairwise" (p-1 steps, one peer each way per
+    step) or "alltoallv_linear" (every peer at once).
+    """
+    function = "ddl.alltoallv"
+    _check_group(function, group)
+    try:
+        if not isinstance(algo, str):
+            raise TypeError(f"{function}: algo must be a string such as 'alltoallv_pairwise', "
+                            f"not {_name(algo)}")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
+            raise TypeError(f"{function}: timeout must be a number of seconds, not "
+                            f"{_name(timeout)}")
+        counts = []
+        for name, value in (("send_counts", send_counts), ("recv_counts", recv_counts)):
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or any(
+                    isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in value):
+                raise TypeError(f"{function}: {name} must be a sequence of element counts "
+                                f"(ints >= 0), one per rank, not {value!r}")
+            counts.append([int(c) for c in value])
+        if out is None:
+            out = _new_like(x, sum(counts[1]), function)
+        if _is_torch_tensor(x):
+            x_arg = _tensor_arguments(x, function, writes=False)
+        else:
+            x_arg = x
+        out_arg = _tensor_arguments(out, function) if _is_torch_tensor(out) else out
+    except (TypeError, ValueError) as e:
+        bound = timeout if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) else 0
+        _ddl._refuse(str(e), float(bound), group)
+        raise
+    _ddl._alltoallv(x_arg, out_arg, counts[0], counts[1], algo, float(timeout), group)
+    return out
+
+
+def _new_like(x, count, function):
+    """An empty one-dimensional array (numpy) or tensor (torch) of x's dtype and `count` elements."""
+    if _is_torch_tensor(x):
+        return x.new_empty(count)
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and isinstance(x, numpy.ndarray):
+        return numpy.empty(count, dtype=x.dtype)
+    raise TypeError(f"{function}: pass out=... for x of type {_name(x)} (a new output is made "
+                    "for numpy arrays and torch tensors only)")
