@@ -47,10 +47,7 @@ Group hier_leaders(const Dims& dims, int rank) {
   return leaders;
 }
 
-namespace {
-
-// Trace dimension of the leaders' ring: the one outer dimension it spans, else -1 (several).
-int leaders_dimension(const Dims& dims) {
+int hier_leaders_dimension(const Dims& dims) {
   int found = -1;
   for (int d = 1; d < dims.count(); ++d) {
     if (dims.extent(d) == 1) continue;
@@ -60,7 +57,17 @@ int leaders_dimension(const Dims& dims) {
   return found;
 }
 
-}  // namespace
+std::vector<Block> hier_node_blocks(const Dims& dims, std::size_t count, std::size_t elem_size) {
+  const int g = dims.extent(0), p = dims.rank_count();
+  const std::vector<Block> blocks = partition(count, static_cast<std::size_t>(p), elem_size);
+  std::vector<Block> nodes;
+  for (int first = 0; first < p; first += g) {
+    const Block& last = blocks[static_cast<std::size_t>(first + g - 1)];
+    const std::size_t begin = blocks[static_cast<std::size_t>(first)].offset;
+    nodes.push_back({begin, last.offset + last.bytes - begin});
+  }
+  return nodes;
+}
 
 Schedule hier_allreduce(const Dims& dims, int rank, Block range, std::size_t elem_size,
                         std::size_t chunk_bytes) {
@@ -69,7 +76,7 @@ Schedule hier_allreduce(const Dims& dims, int rank, Block range, std::size_t ele
   Schedule s = chain_reduce(node, 0, range, elem_size, chunk_bytes, 0);
   if (leaders.size() > 1 && range.bytes > 0) {
     if (node.me == 0) {
-      const int dim = leaders_dimension(dims);
+      const int dim = hier_leaders_dimension(dims);
       const Schedule rs = ring_reduce_scatter(leaders, range, elem_size, dim);
       const Schedule ag = ring_allgather(leaders, range, elem_size, dim);
       s.insert(s.end(), rs.begin(), rs.end());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "algorithms/dims.hpp"
 #include "algorithms/schedule.hpp"
@@ -15,6 +16,12 @@ Group hier_node(const Dims& dims, int rank);
 // Every leader (coordinate 0 in dimension 0), ordered by rank; `me` is meaningful only when
 // `rank` is a leader.
 Group hier_leaders(const Dims& dims, int rank);
+
+// The trace dimension of the leaders' ring: the one outer dimension it spans, else -1.
+int hier_leaders_dimension(const Dims& dims);
+// Node k's share of partition(count, p)'s blocks, one range per node in leader order: its
+// members' blocks (ranks k g .. k g + g - 1), which are contiguous.
+std::vector<Block> hier_node_blocks(const Dims& dims, std::size_t count, std::size_t elem_size);
 
 // Chain reduce to the leader inside the node, ring reduce-scatter + allgather among the
 // leaders, chain broadcast from the leader inside the node, over `range`. Non-leaders get

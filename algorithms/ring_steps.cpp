@@ -12,12 +12,11 @@ Transfer block_transfer(const std::vector<Block>& blocks, const Group& group, in
   return {peer, b.offset, b.bytes};
 }
 
-Schedule ring_steps(const Group& group, Block range, std::size_t elem_size, int dimension,
+Schedule ring_steps(const Group& group, const std::vector<Block>& blocks, int dimension,
                     bool reduce_scatter, StepWindow window) {
   const int g = group.size(), i = group.me;
   Schedule steps;
   if (g <= 1) return steps;
-  const std::vector<Block> blocks = partition(range, static_cast<std::size_t>(g), elem_size);
   const int next = group.at(i + 1), prev = group.at(i - 1);
   // Reduce-scatter at step s sends block i-s-1; allgather sends block i-s (its own first).
   const int lead = reduce_scatter ? 1 : 0;
@@ -36,6 +35,13 @@ Schedule ring_steps(const Group& group, Block range, std::size_t elem_size, int 
   return steps;
 }
 
+Schedule ring_steps(const Group& group, Block range, std::size_t elem_size, int dimension,
+                    bool reduce_scatter, StepWindow window) {
+  if (group.size() <= 1) return {};
+  return ring_steps(group, partition(range, static_cast<std::size_t>(group.size()), elem_size),
+                    dimension, reduce_scatter, window);
+}
+
 }  // namespace
 
 Schedule ring_reduce_scatter(const Group& group, Block range, std::size_t elem_size, int dimension,
@@ -46,6 +52,14 @@ Schedule ring_reduce_scatter(const Group& group, Block range, std::size_t elem_s
 Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, int dimension,
                         StepWindow window) {
   return ring_steps(group, range, elem_size, dimension, false, window);
+}
+
+Schedule ring_reduce_scatter(const Group& group, const std::vector<Block>& blocks, int dimension) {
+  return ring_steps(group, blocks, dimension, true, {});
+}
+
+Schedule ring_allgather(const Group& group, const std::vector<Block>& blocks, int dimension) {
+  return ring_steps(group, blocks, dimension, false, {});
 }
 
 void run_ring(Communicator& comm, MutView buffer, DType type, ReduceOp op, const Group& group,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "algorithms/schedule.hpp"
 
@@ -23,6 +24,11 @@ Schedule ring_reduce_scatter(const Group& group, Block range, std::size_t elem_s
 // i-s-1; afterwards every member holds every block.
 Schedule ring_allgather(const Group& group, Block range, std::size_t elem_size, int dimension,
                         StepWindow window = {});
+
+// The same two rings over blocks given one per member (block i: member i's), in place of
+// partition(range, g): hier's leaders ring over their nodes' shares of the ranks' blocks.
+Schedule ring_reduce_scatter(const Group& group, const std::vector<Block>& blocks, int dimension);
+Schedule ring_allgather(const Group& group, const std::vector<Block>& blocks, int dimension);
 
 // Build and execute a whole ring reduce-scatter (or allgather) over `group`, a window of steps
 // at a time; the same messages in the same order as one execute() of the full schedule. On a

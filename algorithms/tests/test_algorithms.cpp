@@ -128,6 +128,22 @@ TEST_CASE(
       }
 }
 
+TEST_CASE("hier's reduce-scatter and allgather are exact on every grid and chunking",
+          "[loopback][collectives]") {
+  for (const char* name : {"reduce_scatter_hier", "allgather_hier"})
+    for (int p : {1, 2, 3, 4, 6, 8, 12, 16})
+      for (const Dims& dims : factorizations(p, 3))
+        for (std::size_t segment : {std::size_t{0}, std::size_t{64}})
+          for (std::size_t count : {static_cast<std::size_t>(p) - 1,
+                                    static_cast<std::size_t>(p) + 1, std::size_t{4099}}) {
+            Options opts;
+            opts.dims = dims;
+            opts.segment_bytes = segment;
+            require_exact(find_algorithm(name), p, count, DType::float32, ReduceOp::sum, opts);
+            require_exact(find_algorithm(name), p, count, DType::int32, ReduceOp::avg, opts);
+          }
+}
+
 TEST_CASE("alltoall_hier is exact on every grid, with the unsent remainder kept",
           "[loopback][collectives]") {
   const Algorithm& hier = find_algorithm("alltoall_hier");

@@ -10,6 +10,7 @@
 #include "algorithms/check_pattern.hpp"
 #include "algorithms/collective_input.hpp"
 #include "algorithms/registry.hpp"
+#include "algorithms/tree_steps.hpp"
 #include "loopback/loopback_communicator.hpp"
 
 using namespace ddl;
@@ -125,6 +126,24 @@ TEST_CASE("the collectives' costs are their closed forms on a uniform network",
     const double hier =
         find_algorithm("alltoall_hier").cost(CostQuery{Dims({4, 2}), bytes, grid, two});
     CHECK(hier == Approx(3 * (a + 2 * block * b / 4) + (4 * a + 4 * block * b) + 2 * copy));
+  }
+  // hier's reduce-scatter and allgather on 4 x 2, c chain chunks in the node: the chain (g - 2 +
+  // c steps of S/c), the leaders' ring of one step of S/2, and the leader's scatter (gather) of
+  // its 3 members' blocks at once through its link.
+  {
+    CostParams two = params;
+    two.per_dim = {{a, b / 4}, {4 * a, b}};
+    Options grid;
+    grid.dims = Dims({4, 2});
+    const double c = kDefaultChainChunks, chunk = bytes / c, half = bytes / 2.0;
+    const double rs =
+        find_algorithm("reduce_scatter_hier").cost(CostQuery{Dims({4, 2}), bytes, grid, two});
+    CHECK(rs == Approx((2 + c) * (a + chunk * (b / 4 + g)) + (4 * a + half * (b + g)) +
+                       (a + 3 * block * b / 4)));
+    const double ag =
+        find_algorithm("allgather_hier").cost(CostQuery{Dims({4, 2}), bytes, grid, two});
+    CHECK(ag ==
+          Approx((a + 3 * block * b / 4) + (4 * a + half * b) + (2 + c) * (a + chunk * b / 4)));
   }
   // The root receives 7 blocks at once through its one link.
   CHECK(cost("gather") == Approx(a + 7 * block * b));

@@ -77,7 +77,8 @@ TEST_CASE("coll picks the collective with its first algorithm or all of them and
   CHECK(parse({"--coll", "alltoall", "--algo", "auto,alltoall_linear"}).algos ==
         std::vector<std::string>{"alltoall_auto", "alltoall_linear"});
   CHECK(parse({"--coll", "reducescatter", "--algo", "all"}).algos ==
-        std::vector<std::string>{"reduce_scatter", "reduce_scatter_hd", "reduce_scatter_ddl"});
+        std::vector<std::string>{"reduce_scatter", "reduce_scatter_hd", "reduce_scatter_ddl",
+                                 "reduce_scatter_hier"});
   CHECK(parse({"--coll", "allreduce", "--algo", "auto"}).algos == std::vector<std::string>{"auto"});
   CHECK_THROWS_WITH(parse({"--coll", "gather", "--algo", "auto"}),
                     Catch::Contains("--algo auto performs allreduce, not --coll gather"));
