@@ -98,7 +98,8 @@ enum SpecField : unsigned {
   kSpecChunks = 32,
 };
 
-// What the planner (planner/candidates.hpp) searches of an allreduce; none: not a candidate
+// What the planner (planner/candidates.hpp) searches of a collective's algorithms (ddlplan
+// --coll: each collective's own); none: not a candidate
 // (auto picks others, direct needs shared memory). The variants of each candidate follow from
 // its SpecField bits: ring counts (kSpecRings) on a grid of two dims or more, far-first
 // (kSpecOrder) where halving-doubling occurs: in every exchange of an algorithm that takes an

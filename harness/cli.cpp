@@ -154,6 +154,25 @@ void require_whole_segments(std::size_t segment_bytes, DType dtype,
 
 }  // namespace
 
+const Algorithm* plan_reader(const std::vector<std::string>& algos) {
+  for (const std::string& a : algos)
+    if (find_algorithm(a).picks_others) return &find_algorithm(a);
+  return nullptr;
+}
+
+void check_plan_fits(const Plan& plan, const std::string& file,
+                     const std::vector<std::string>& algos, int ranks, const std::string& world) {
+  if (plan.ranks != ranks)
+    throw InvalidArgument("plan file '" + file + "' is for " + std::to_string(plan.ranks) +
+                          " ranks, " + world + " " + std::to_string(ranks));
+  const Algorithm* reader = plan_reader(algos);
+  if (reader && reader->collective != plan.collective)
+    throw InvalidArgument(
+        "plan file '" + file + "' is a plan for " + std::string(to_string(plan.collective)) +
+        ", and " + reader->name + " performs " + std::string(to_string(reader->collective)) +
+        " (make one with ddlplan --coll " + std::string(to_string(reader->collective)) + ")");
+}
+
 CommonOptions read_common_options(const po::variables_map& vm) {
   CommonOptions o;
   const std::size_t min_bytes = parse_size(vm["minbytes"].as<std::string>());
@@ -193,7 +212,7 @@ CommonOptions read_common_options(const po::variables_map& vm) {
   o.all_algorithms = algo == "all";
   if (vm.count("dims")) o.dims = Dims::parse(vm["dims"].as<std::string>());
   if (vm.count("plan")) {
-    if (std::find(o.algos.begin(), o.algos.end(), "auto") == o.algos.end())
+    if (!plan_reader(o.algos))
       throw InvalidArgument("--plan is what auto runs: give --algo auto (with or without others)");
     o.plan_file = vm["plan"].as<std::string>();
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "algorithms/dims.hpp"
+#include "algorithms/plan.hpp"
 #include "algorithms/registry.hpp"
 #include "algorithms/types.hpp"
 #include "harness/format.hpp"
@@ -49,6 +50,15 @@ struct CommonOptions {
   std::vector<IntraMethod> methods;   // --methods; empty: ring in every dimension
   std::optional<std::string> output;  // --output FILE; absent: standard output
 };
+
+// The auto among `algos` (an algorithm that picks others: auto, alltoall_auto, ...), which reads
+// --plan's file; null when there is none.
+const Algorithm* plan_reader(const std::vector<std::string>& algos);
+// A plan file read for a sweep of `algos` on `ranks` ranks must be for that many ranks and for the
+// collective its auto performs; InvalidArgument naming the file otherwise. `world` says what has
+// the ranks ("the platform has", "this run has").
+void check_plan_fits(const Plan& plan, const std::string& file,
+                     const std::vector<std::string>& algos, int ranks, const std::string& world);
 
 // -b -e -f -d -o -n -w -c -r -g -t, --coll, --algo, --dims, --plan, --format, --output,
 // --segment, --rings, --methods.

@@ -10,11 +10,11 @@ namespace ddl {
 
 namespace {
 
-// The registered allreduces the planner searches, in registry order.
-std::vector<const Algorithm*> planned(unsigned role) {
+// The registered algorithms of `c` the planner searches, in registry order.
+std::vector<const Algorithm*> planned(unsigned role, Collective c) {
   std::vector<const Algorithm*> out;
   for (const Algorithm& a : algorithms())
-    if (a.collective == Collective::allreduce && (a.plan & role) != 0) out.push_back(&a);
+    if (a.collective == c && (a.plan & role) != 0) out.push_back(&a);
   return out;
 }
 
@@ -84,18 +84,19 @@ void add_grids(const Algorithm& a, int ranks, const SearchSpace& space,
 
 }  // namespace
 
-std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space) {
-  const std::vector<const Algorithm*> plain = planned(kPlanPlain);
+std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space,
+                                              Collective collective) {
+  const std::vector<const Algorithm*> plain = planned(kPlanPlain, collective);
   if (ranks == 1) {
     if (!plain.empty()) return {plain.front()->name};
-    const std::vector<const Algorithm*> grids = planned(kPlanGrids);
+    const std::vector<const Algorithm*> grids = planned(kPlanGrids, collective);
     return grids.empty() ? std::vector<std::string>{} : std::vector{grids.front()->name};
   }
   std::vector<std::string> out;
   for (const Algorithm* a : plain) out.push_back(a->name);
   for (const Algorithm* a : plain)
     for (const std::string& v : candidate_variants(a->name, space)) out.push_back(v);
-  for (const Algorithm* a : planned(kPlanGrids)) add_grids(*a, ranks, space, out);
+  for (const Algorithm* a : planned(kPlanGrids, collective)) add_grids(*a, ranks, space, out);
   return out;
 }
 
@@ -129,9 +130,9 @@ std::vector<std::string> candidate_variants(const std::string& algo, const Searc
   return out;
 }
 
-std::vector<std::string> every_size_candidates() {
+std::vector<std::string> every_size_candidates(Collective collective) {
   std::vector<std::string> out;
-  for (const Algorithm* a : planned(kPlanEverySize)) out.push_back(a->name);
+  for (const Algorithm* a : planned(kPlanEverySize, collective)) out.push_back(a->name);
   return out;
 }
 

@@ -1,5 +1,5 @@
-// What the planner searches: every allreduce algorithm string worth pricing for a world of
-// `ranks` ranks, taken from the registry (algorithms/registry.hpp): each allreduce's PlanRole
+// What the planner searches: every algorithm string of a collective worth pricing for a world
+// of `ranks` ranks, taken from the registry (algorithms/registry.hpp): each algorithm's PlanRole
 // says whether it is a candidate and whether its grids are searched, its SpecField bits which
 // variants it has. Pure (no backend), so the space is tested alone.
 #pragma once
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "algorithms/collective.hpp"
 #include "algorithms/dims.hpp"
 
 namespace ddl {
@@ -26,12 +27,13 @@ struct SearchSpace {
                                     std::size_t{1} << 20, std::size_t{4} << 20};
 };
 
-// In registry order: the name of every kPlanPlain allreduce, then their variants, then every
-// kPlanGrids allreduce over every factorization x per-dimension method (hd only on
+// In registry order: the name of every kPlanPlain algorithm of `collective`, then their
+// variants, then every kPlanGrids one over every factorization x per-dimension method (hd only on
 // power-of-two extents above 2: on 2 ranks it is ring's one exchange of halves) x rings x order
 // (where hd occurs), as canonical algorithm strings; no duplicates. On one rank every allreduce
 // returns at once: the first candidate alone.
-std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space);
+std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& space,
+                                              Collective collective = Collective::allreduce);
 
 // The variants of one candidate that `space` adds to its base form (rings 1, near-first): the
 // same algorithm with each other ring count (kSpecRings, on its own grid of >= 2 dims) and
@@ -42,7 +44,7 @@ std::vector<std::string> candidate_algorithms(int ranks, const SearchSpace& spac
 std::vector<std::string> candidate_variants(const std::string& algo, const SearchSpace& space);
 
 // The names priced at every size whatever the anchors ranked (kPlanEverySize), in registry order.
-std::vector<std::string> every_size_candidates();
+std::vector<std::string> every_size_candidates(Collective collective = Collective::allreduce);
 
 // An upper bound of the largest transfer one rank makes in `algo`'s allreduce of `bytes` on the
 // machine grid `grid`: the algorithm's registered TransferFn with the string's fields applied,

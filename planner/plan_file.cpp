@@ -50,6 +50,16 @@ PlanFile read_plan_file(const std::string& path) {
   if (ranks.get<unsigned long long>() > 1u << 30)
     throw InvalidArgument(where + ": ranks too large");
   f.plan.ranks = ranks.get<int>();
+  // Whose auto the plan is for; absent (plans written before other collectives had plans):
+  // allreduce's.
+  if (doc.contains("collective")) {
+    try {
+      f.plan.collective = parse_collective(
+          field(doc, "collective", where, json::value_t::string).get<std::string>());
+    } catch (const InvalidArgument& e) {
+      throw InvalidArgument(where + ": " + e.what());
+    }
+  }
   const json& entries = field(doc, "entries", where, json::value_t::array);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const std::string at = where + ": entries[" + std::to_string(i) + "]";
@@ -70,11 +80,9 @@ PlanFile read_plan_file(const std::string& path) {
 }
 
 void write_plan_file(const std::string& path, const PlanFile& f) {
-  json doc = {{"format", kFormat},
-              {"version", kVersion},
-              {"platform", f.platform},
-              {"ranks", f.plan.ranks},
-              {"dims", f.dims}};
+  json doc = {{"format", kFormat},      {"version", kVersion},
+              {"platform", f.platform}, {"ranks", f.plan.ranks},
+              {"dims", f.dims},         {"collective", std::string(to_string(f.plan.collective))}};
   json entries = json::array();
   for (const PlanEntry& e : f.plan.entries)
     entries.push_back(

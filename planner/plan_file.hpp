@@ -2,12 +2,13 @@
 // ddlrun for `--algo auto --plan FILE`:
 //
 //   {"format": "ddl-plan", "version": 1, "platform": "platforms/s822lc_64.xml", "ranks": 256,
-//    "dims": "4x8x8",
+//    "dims": "4x8x8", "collective": "allreduce",
 //    "entries": [{"min_bytes": 8, "max_bytes": 262144, "algorithm": "rhd"}, ...],
 //    "evidence": [{"bytes": 8, "algorithm": "rhd", "simulated_us": 20.1, "model_us": 20.1,
 //                  "alpha_beta_us": 19.8, "candidates": 123, "simulated": 3}, ...]}
 //
-// `entries` is what auto uses: size ranges (inclusive) -> algorithm string. `evidence` records,
+// `entries` is what auto uses: size ranges (inclusive) -> algorithm string, of `collective`
+// (its auto reads the plan; absent in older files: allreduce). `evidence` records,
 // per planned size, what the choice rests on; readers ignore it.
 #pragma once
 

@@ -42,7 +42,7 @@ std::vector<std::pair<double, std::string>> Pricing::price_all(
 }
 
 std::string Pricing::alpha_beta_choice(std::size_t bytes) const {
-  return best_allreduce(dims, params.at(bytes), bytes, options);
+  return best_algorithm(collective, dims, params.at(bytes), bytes, options);
 }
 
 Pricing platform_pricing(const sim::Platform& platform, const sim::RouteTopology& topology,

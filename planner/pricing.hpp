@@ -27,13 +27,15 @@ struct Pricing {
   std::map<std::size_t, CostParams> params;  // per planned size (footprint-dependent factors)
   const Topology* topology = nullptr;        // routes with contention; null: link classes only
   int threads = 1;
+  Collective collective = Collective::allreduce;  // whose algorithms are priced
 
   // `algo`'s model time (s) at `bytes`, a planned size.
   double price(const std::string& algo, std::size_t bytes) const;
   // (price, algorithm) of each of `algos` at `bytes`, ascending (equal prices by string).
   std::vector<std::pair<double, std::string>> price_all(const std::vector<std::string>& algos,
                                                         std::size_t bytes) const;
-  // The plain α-β-γ model's argmin over the registered allreduces at `bytes` (no routes).
+  // The plain α-β-γ model's argmin over the collective's registered algorithms at `bytes` (no
+  // routes).
   std::string alpha_beta_choice(std::size_t bytes) const;
 };
 

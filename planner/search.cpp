@@ -19,7 +19,7 @@ std::set<std::string> shortlist(const Pricing& pricing, const std::vector<std::s
                                 const std::vector<std::size_t>& anchors, std::size_t keep,
                                 const SearchSpace& space,
                                 const std::function<void(std::size_t bytes)>& priced) {
-  const std::vector<std::string> always = every_size_candidates();
+  const std::vector<std::string> always = every_size_candidates(pricing.collective);
   std::set<std::string> out(always.begin(), always.end());
   for (const std::size_t bytes : anchors) {
     const auto prices = pricing.price_all(candidates, bytes);
@@ -112,7 +112,8 @@ std::size_t add_segment_variants(std::vector<SizeTrial>& trials, const Pricing& 
   return added;
 }
 
-PlanFile choose_plan(const std::vector<SizeTrial>& trials, int ranks, std::size_t candidates) {
+PlanFile choose_plan(const std::vector<SizeTrial>& trials, int ranks, std::size_t candidates,
+                     Collective collective) {
   PlanFile file;
   std::vector<std::size_t> sizes;
   std::vector<std::string> choices;
@@ -142,7 +143,7 @@ PlanFile choose_plan(const std::vector<SizeTrial>& trials, int ranks, std::size_
     file.evidence.push_back({trial.bytes, algos[best], t[best] * 1e6, trial.model_us[best],
                              trial.alpha_beta, t[ab] * 1e6, candidates, algos.size()});
   }
-  file.plan = plan_from_choices(ranks, sizes, choices);
+  file.plan = plan_from_choices(ranks, sizes, choices, collective);
   file.plan.validate();
   return file;
 }

@@ -71,7 +71,9 @@ std::size_t add_segment_variants(std::vector<SizeTrial>& trials, const Pricing& 
 // Stage 5: per size the fastest simulated; within kTie of it the shortest string (then the
 // alphabetically first) wins: at latency-bound sizes many grids tie with rhd, and a plan that flips
 // between equals at every size reads worse. `candidates`: how many the model priced (the
-// evidence). Every trial must be simulated. The plan file's platform and dims are the caller's.
-PlanFile choose_plan(const std::vector<SizeTrial>& trials, int ranks, std::size_t candidates);
+// evidence). Every trial must be simulated. The plan file's platform and dims are the caller's;
+// its plan is `collective`'s.
+PlanFile choose_plan(const std::vector<SizeTrial>& trials, int ranks, std::size_t candidates,
+                     Collective collective = Collective::allreduce);
 
 }  // namespace ddl::planner

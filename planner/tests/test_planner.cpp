@@ -35,6 +35,27 @@ TEST_CASE("candidates: every factorization x method x rings x order, all parsabl
   CHECK(candidate_algorithms(1, SearchSpace{}) == std::vector<std::string>{"ring"});
 }
 
+TEST_CASE("candidates of another collective: its own algorithms, grids where they take them",
+          "[planner]") {
+  CHECK(candidate_algorithms(8, SearchSpace{}, Collective::alltoall) ==
+        std::vector<std::string>{"alltoall_pairwise", "alltoall_linear", "alltoall_bruck",
+                                 "alltoall_hier"});
+  CHECK(candidate_algorithms(8, SearchSpace{}, Collective::broadcast) ==
+        std::vector<std::string>{"broadcast_chain", "broadcast_binomial"});
+  // Reduce-scatter: ring, hd, hier, hd far-first, then ddl's grids as the allreduce's are
+  // searched (7 method assignments, rings 2 on the 5 of 2+ dims, far where hd occurs: 17),
+  // no chunks (the reduce-scatter takes none).
+  const std::vector<std::string> rs =
+      candidate_algorithms(8, SearchSpace{}, Collective::reduce_scatter);
+  CHECK(std::vector<std::string>(rs.begin(), rs.begin() + 4) ==
+        std::vector<std::string>{"reduce_scatter", "reduce_scatter_hd", "reduce_scatter_hier",
+                                 "reduce_scatter_hd:order=far"});
+  CHECK(rs.size() == 4 + 17);
+  for (const std::string& s : rs)
+    CHECK(find_algorithm(parse_algorithm_spec(s).name).collective == Collective::reduce_scatter);
+  CHECK(every_size_candidates(Collective::alltoall).empty());
+}
+
 TEST_CASE("candidate variants: other ring counts, far-first, channels and chunks, nothing else",
           "[planner]") {
   using V = std::vector<std::string>;
@@ -136,7 +157,16 @@ TEST_CASE("plan files round-trip and name what is wrong", "[planner][plan]") {
   CHECK(back.dims == "4x2");
   CHECK(back.plan.ranks == 8);
   CHECK(back.plan.entries == f.plan.entries);
+  CHECK(back.plan.collective == Collective::allreduce);
+  // Another collective's plan names it; a file without the field (older) is allreduce's.
+  f.plan = plan_from_choices(8, {8, 16}, {"alltoall_bruck", "alltoall_hier"}, Collective::alltoall);
+  write_plan_file(path, f);
+  CHECK(read_plan_file(path).plan.collective == Collective::alltoall);
+  CHECK(read_plan_file(path).plan.entries == f.plan.entries);
   auto write = [&](const std::string& text) { std::ofstream(path) << text; };
+  write(R"({"format": "ddl-plan", "version": 1, "platform": "p", "dims": "8", "ranks": 8,
+            "entries": [{"min_bytes": 8, "max_bytes": 9, "algorithm": "rhd"}]})");
+  CHECK(read_plan_file(path).plan.collective == Collective::allreduce);
   const std::string head = R"({"format": "ddl-plan", "version": 1, "platform": "p", "dims": "8", )";
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"{", "not JSON"},
@@ -149,6 +179,11 @@ TEST_CASE("plan files round-trip and name what is wrong", "[planner][plan]") {
        "entries[0]: missing field 'max_bytes'"},
       {head + R"("ranks": 8, "entries": [{"min_bytes": 8, "max_bytes": 9, "algorithm": "rhd:x"}]})",
        "'x' is neither dims"},
+      {head + R"("ranks": 8, "collective": "allscatter", "entries": []})",
+       "unknown collective 'allscatter'"},
+      {head +
+           R"("ranks": 8, "collective": "alltoall", "entries": [{"min_bytes": 8, "max_bytes": 9, "algorithm": "rhd"}]})",
+       "rhd"},
   };
   for (const auto& [text, why] : bad) {
     INFO(text);

@@ -1,5 +1,6 @@
-// ddlplan: choose, per size, the allreduce to run on a platform, and write it as a plan file
-// that `--algo auto --plan FILE` uses in ddlsim and ddlrun. The search is the planner's stages
+// ddlplan: choose, per size, the allreduce (or, --coll, another collective's algorithm) to run
+// on a platform, and write it as a plan file that `--algo auto --plan FILE` uses in ddlsim and
+// ddlrun (with that --coll). The search is the planner's stages
 // (planner/search.hpp), called here in order: every base candidate (planner/candidates.hpp: the
 // registry's allreduces, grids up to --max-dims dims) priced by the contention-aware model at
 // four anchor sizes; the best --keep at any anchor, with their variants (rings 2, far-first),
@@ -84,7 +85,11 @@ void print_help(std::ostream& out, const po::options_description& desc) {
       << desc
       << "\nExamples:\n"
          "  ddlplan --platform platforms/s822lc_64.xml -b 8 -e 256M --out s822lc_64.plan.json\n"
-         "  ddlsim --platform platforms/s822lc_64.xml --algo auto --plan s822lc_64.plan.json\n";
+         "  ddlsim --platform platforms/s822lc_64.xml --algo auto --plan s822lc_64.plan.json\n"
+         "  ddlplan --platform platforms/dgx_h100_4.xml --coll alltoall -b 1K -e 64M --out "
+         "a2a.json\n"
+         "  ddlsim --platform platforms/dgx_h100_4.xml --coll alltoall --algo auto --plan "
+         "a2a.json\n";
 }
 
 int run(int argc, char** argv, sim::SweepRanks& ranks) {
@@ -94,6 +99,7 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
       ("help,h", "this help")
       ("platform", po::value<std::string>(), "SimGrid platform file (required)")
       ("out", po::value<std::string>(), "plan file to write (required unless --list)")
+      ("coll", po::value<std::string>()->default_value("allreduce"), "the collective to plan: allreduce|reducescatter|allgather|alltoall|broadcast|reduce|gather|scatter|sendrecv (its auto reads the plan)")
       ("list", "print the search space (one algorithm string a line; not the segment sizes, tried per size) and exit")
       ("dims", po::value<std::string>(), "the machine grid (default: the platform's)")
       ("minbytes,b", po::value<std::string>()->default_value("8"), "smallest size")
@@ -111,6 +117,7 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
     print_help(std::cout, desc);
     return 0;
   }
+  const Collective collective = parse_collective(vm["coll"].as<std::string>());
   const bool list = vm.count("list") != 0;
   if (list && vm.count("out")) throw InvalidArgument("--list writes no plan: drop --out");
   for (const char* f : {"platform", "out"})
@@ -157,7 +164,8 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   if (list) {
     // The space the search covers, variants included: what an exhaustive evaluation simulates.
     if (ranks.root())
-      for (const std::string& a : candidate_algorithms(p, space)) std::cout << a << "\n";
+      for (const std::string& a : candidate_algorithms(p, space, collective))
+        std::cout << a << "\n";
     return 0;
   }
   const sim::RouteTopology topology(platform);
@@ -167,11 +175,12 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   base.rings = {1};
   base.both_orders = false;
   base.chunks = {};
-  const std::vector<std::string> candidates = candidate_algorithms(p, base);
+  const std::vector<std::string> candidates = candidate_algorithms(p, base, collective);
   progress(platform.file + ": " + std::to_string(p) + " ranks, grid " + dims.to_string() + ", " +
-           std::to_string(candidates.size()) + " candidates, " + std::to_string(sizes.size()) +
-           " sizes");
-  const planner::Pricing pricing = planner::platform_pricing(platform, topology, dims, sizes, jobs);
+           std::string(to_string(collective)) + ", " + std::to_string(candidates.size()) +
+           " candidates, " + std::to_string(sizes.size()) + " sizes");
+  planner::Pricing pricing = planner::platform_pricing(platform, topology, dims, sizes, jobs);
+  pricing.collective = collective;
   const std::set<std::string> shortlist = planner::shortlist(
       pricing, candidates, planner::anchor_sizes(sizes), keep, space, [&](std::size_t bytes) {
         progress("model: " + std::to_string(candidates.size()) + " candidates at " +
@@ -200,7 +209,7 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
              std::to_string(planner::pending_jobs(trials).size()) + " sizes");
     planner::simulate_pending(trials, simulator("simulated segments at "));
   }
-  PlanFile file = planner::choose_plan(trials, p, candidates.size());
+  PlanFile file = planner::choose_plan(trials, p, candidates.size(), collective);
   file.platform = platform.file;
   file.dims = dims.to_string();
   if (!ranks.root()) return 0;

@@ -167,10 +167,8 @@ int run(int argc, char** argv) {
         throw InvalidArgument("--plan applies to collective sweeps, not --workload runs");
       // Every rank reads the same file, so every rank reaches the same verdict.
       const PlanFile file = read_plan_file(*args.common.plan_file);
-      if (file.plan.ranks != size)
-        throw InvalidArgument("plan file '" + *args.common.plan_file + "' is for " +
-                              std::to_string(file.plan.ranks) + " ranks, this run has " +
-                              std::to_string(size));
+      harness::check_plan_fits(file.plan, *args.common.plan_file, args.common.algos, size,
+                               "this run has");
       plan = std::make_shared<const Plan>(file.plan);
     }
     if (args.workload && !args.auto_measured)

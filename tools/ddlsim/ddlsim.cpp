@@ -216,10 +216,8 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   std::string plan_basis = "contention-aware cost model, platform routes";
   if (common.plan_file) {
     const PlanFile file = read_plan_file(*common.plan_file);
-    if (file.plan.ranks != platform.ranks())
-      throw InvalidArgument("plan file '" + *common.plan_file + "' is for " +
-                            std::to_string(file.plan.ranks) + " ranks, the platform has " +
-                            std::to_string(platform.ranks()));
+    harness::check_plan_fits(file.plan, *common.plan_file, common.algos, platform.ranks(),
+                             "the platform has");
     config.options.plan = std::make_shared<const Plan>(file.plan);
     plan_basis = "plan file " + *common.plan_file;
   } else if (std::find(common.algos.begin(), common.algos.end(), "auto") != common.algos.end()) {
