@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "algorithms/alltoallv_hier.hpp"
 #include "algorithms/collectives.hpp"
 #include "algorithms/out_of_place.hpp"
 #include "algorithms/schedule_cost.hpp"
@@ -16,7 +17,7 @@ namespace ddl {
 namespace {
 
 constexpr AlltoallvAlgorithm kAlgorithms[] = {AlltoallvAlgorithm::pairwise,
-                                              AlltoallvAlgorithm::linear};
+                                              AlltoallvAlgorithm::linear, AlltoallvAlgorithm::hier};
 
 std::string element_range(const char* side, std::size_t peer, const AlltoallvLayout& l) {
   return std::string(side) + " " + std::to_string(peer) + " (elements " +
@@ -42,7 +43,12 @@ void check_side(const char* name, const char* peer_word, int p, const AlltoallvL
 }  // namespace
 
 std::string_view to_string(AlltoallvAlgorithm a) {
-  return a == AlltoallvAlgorithm::pairwise ? "alltoallv_pairwise" : "alltoallv_linear";
+  switch (a) {
+    case AlltoallvAlgorithm::pairwise: return "alltoallv_pairwise";
+    case AlltoallvAlgorithm::linear: return "alltoallv_linear";
+    case AlltoallvAlgorithm::hier: return "alltoallv_hier";
+  }
+  return "alltoallv_pairwise";
 }
 
 AlltoallvAlgorithm parse_alltoallv_algorithm(std::string_view name) {
@@ -81,6 +87,7 @@ void check_alltoallv_layout(int p, int rank, const AlltoallvLayout& send,
 
 Schedule alltoallv_steps(AlltoallvAlgorithm a, int p, int r, const AlltoallvLayout& send,
                          const AlltoallvLayout& recv, std::size_t elem_size) {
+  DDL_CHECK(a != AlltoallvAlgorithm::hier, "alltoallv_steps: hier has phases of its own");
   auto range = [&](const AlltoallvLayout& l, int peer) {
     const auto j = static_cast<std::size_t>(peer);
     return Transfer{peer, l.displs[j] * elem_size, l.counts[j] * elem_size};
@@ -103,7 +110,8 @@ Schedule alltoallv_steps(AlltoallvAlgorithm a, int p, int r, const AlltoallvLayo
 }
 
 void alltoallv(Communicator& comm, ConstView input, const AlltoallvLayout& send, MutView output,
-               const AlltoallvLayout& recv, DType type, const Options& opts, AlltoallvAlgorithm a) {
+               const AlltoallvLayout& recv, DType type, const Options& opts, AlltoallvAlgorithm a,
+               const EverySendCounts* every_send_counts) {
   const std::size_t elem = dtype_size(type);
   if (input.bytes % elem != 0 || output.bytes % elem != 0)
     throw InvalidArgument("alltoallv: a buffer of " +
@@ -118,6 +126,8 @@ void alltoallv(Communicator& comm, ConstView input, const AlltoallvLayout& send,
     throw InvalidArgument(
         "alltoallv: the input and the output overlap (all-to-all-v reads one "
         "buffer and writes another)");
+  if (a == AlltoallvAlgorithm::hier)
+    return alltoallv_hier(comm, input, send, output, recv, type, opts, every_send_counts);
   const auto me = static_cast<std::size_t>(comm.rank());
   if (recv.counts[me] > 0)
     comm.copy(output.slice(recv.displs[me] * elem, recv.counts[me] * elem),
@@ -162,6 +172,7 @@ void agree_on_alltoallv_counts(Communicator& comm, std::span<const std::size_t> 
 
 double alltoallv_cost(const CostQuery& q, AlltoallvAlgorithm a, std::size_t elem_size,
                       const AlltoallvLayouts& layouts) {
+  if (a == AlltoallvAlgorithm::hier) return alltoallv_hier_cost(q, elem_size, layouts);
   const int p = q.dims.rank_count();
   std::size_t most_copied = 0, most_received = 0;
   for (int r = 0; r < p; ++r) {

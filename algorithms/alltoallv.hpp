@@ -30,8 +30,9 @@ struct AlltoallvLayout {
   std::vector<std::size_t> displs;
 };
 
-enum class AlltoallvAlgorithm { pairwise, linear };
-// "alltoallv_pairwise", "alltoallv_linear".
+// hier: two levels, in the node then on the rails (alltoallv_hier.hpp).
+enum class AlltoallvAlgorithm { pairwise, linear, hier };
+// "alltoallv_pairwise", "alltoallv_linear", "alltoallv_hier".
 std::string_view to_string(AlltoallvAlgorithm a);
 // The algorithm of that name; InvalidArgument listing the names otherwise.
 AlltoallvAlgorithm parse_alltoallv_algorithm(std::string_view name);
@@ -44,17 +45,23 @@ void check_alltoallv_layout(int p, int rank, const AlltoallvLayout& send,
                             std::size_t input_elements, const AlltoallvLayout& recv,
                             std::size_t output_elements);
 
-// Rank `r`'s schedule: byte offsets of sends are into the input, of receives into the output.
-// The block to itself is not in it (alltoallv copies it).
+// Rank `r`'s schedule of pairwise or linear: byte offsets of sends are into the input, of
+// receives into the output. The block to itself is not in it (alltoallv copies it).
 Schedule alltoallv_steps(AlltoallvAlgorithm a, int p, int r, const AlltoallvLayout& send,
                          const AlltoallvLayout& recv, std::size_t elem_size);
+
+// Every rank's send counts, rank q's at [q]: what alltoallv_hier's counts step delivers, for a
+// caller that knows them already (alltoallv_hier.hpp).
+using EverySendCounts = std::vector<std::vector<std::size_t>>;
 
 // Runs it: checks this rank's layout (check_alltoallv_layout), copies the block to itself, and
 // plays the schedule with sends reading `input`, receives writing `output`; the two must not
 // overlap. Every rank's send count to j must be j's receive count from it: the library layers
 // check that first (agree_on_alltoallv_counts); here a mismatch ends in a timeout or a size error.
+// hier runs on opts.dims (default: the communicator's grid); `every_send_counts`: see there.
 void alltoallv(Communicator& comm, ConstView input, const AlltoallvLayout& send, MutView output,
-               const AlltoallvLayout& recv, DType type, const Options& opts, AlltoallvAlgorithm a);
+               const AlltoallvLayout& recv, DType type, const Options& opts, AlltoallvAlgorithm a,
+               const EverySendCounts* every_send_counts = nullptr);
 
 // Collective: every rank learns whether each rank's send count to each peer is that peer's
 // receive count from it (one all-to-all of p counts and one allreduce of a word). Returns when

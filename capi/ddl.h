@@ -155,7 +155,8 @@ DDL_API ddl_result_t ddl_collective_inplace(ddl_comm_t comm, ddl_collective_t co
  * agree on the call (dtype, algorithm) and then on the counts: rank i's send_counts[j] must be
  * rank j's recv_counts[i], else every rank gets DDL_ERROR_RANKS_DISAGREE naming the first pair
  * that differs, before any data moves. `algorithm`: NULL or "alltoallv_pairwise" (p-1 steps,
- * one peer each way per step), or "alltoallv_linear" (every peer at once). */
+ * one peer each way per step), "alltoallv_linear" (every peer at once) or "alltoallv_hier" (in
+ * the node, then one step per other node along the rails: the communicator's node grid). */
 DDL_API ddl_result_t ddl_alltoallv(ddl_comm_t comm, const void* sendbuf, const size_t* send_counts,
                                    const size_t* send_displs, void* recvbuf,
                                    const size_t* recv_counts, const size_t* recv_displs,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "algorithms/alltoallv.hpp"
+#include "algorithms/alltoallv_hier.hpp"
 #include "algorithms/tests/alltoallv_pattern.hpp"
 #include "loopback/loopback_communicator.hpp"
 
@@ -17,7 +18,10 @@ namespace {
 // Runs alltoallv on p ranks and returns, per rank, its first wrong output element ("" when
 // exact: every received block holds its sender's values, every gap its poison).
 std::vector<std::string> run_alltoallv(AlltoallvAlgorithm a, int p, std::size_t most, int seed,
-                                       DType type) {
+                                       DType type, const Options& opts = {},
+                                       bool counts_known = false) {
+  EverySendCounts every;
+  for (int q = 0; q < p; ++q) every.push_back(test::alltoallv_layout(p, q, most, seed).send.counts);
   std::vector<std::string> wrong(static_cast<std::size_t>(p));
   run_ranks(p, [&](Communicator& comm) {
     const int r = comm.rank();
@@ -25,7 +29,7 @@ std::vector<std::string> run_alltoallv(AlltoallvAlgorithm a, int p, std::size_t 
     const std::vector<std::byte> in = test::alltoallv_input(l, r, type);
     std::vector<std::byte> out = test::alltoallv_output(l, type);
     alltoallv(comm, ConstView{in.data(), in.size()}, l.send, MutView{out.data(), out.size()},
-              l.recv, type, Options{}, a);
+              l.recv, type, opts, a, counts_known ? &every : nullptr);
     wrong[static_cast<std::size_t>(r)] = test::alltoallv_wrong(out, l, r, type);
   });
   return wrong;
@@ -43,6 +47,43 @@ TEST_CASE("alltoallv: every rank's blocks land where their receivers say, for ev
           for (const std::string& w : run_alltoallv(a, p, most, p + static_cast<int>(most), type))
             REQUIRE(w.empty());
         }
+}
+
+TEST_CASE("alltoallv_hier: exact on every grid and dtype, the counts exchanged or given",
+          "[loopback][alltoallv]") {
+  for (int p : {1, 2, 3, 4, 6, 8, 12, 16})
+    for (const Dims& dims : factorizations(p, 3))
+      for (std::size_t most : {std::size_t{0}, std::size_t{3}, std::size_t{1001}})
+        for (bool known : {false, true}) {
+          Options opts;
+          opts.dims = dims;
+          opts.segment_bytes = most == 3 ? 4 : 0;  // several segments per message too
+          INFO("p=" << p << " dims " << dims.to_string() << " most " << most << " known " << known);
+          for (DType type : {DType::float32, DType::bfloat16, DType::int64})
+            for (const std::string& w :
+                 run_alltoallv(AlltoallvAlgorithm::hier, p, most, p + static_cast<int>(most), type,
+                               opts, known))
+              REQUIRE(w.empty());
+        }
+}
+
+TEST_CASE("alltoallv_hier: one message per rail peer's blocks, the counts first", "[alltoallv]") {
+  // 2 x 2 (g = 2 GPUs per node, 2 nodes), rank 1 = (1, 0): every block of 3 elements of 4 bytes.
+  const AlltoallvLayout send{{3, 3, 3, 3}, {0, 3, 6, 9}}, recv{{3, 3, 3, 3}, {0, 3, 6, 9}};
+  const std::vector<std::vector<std::size_t>> from_node{{3, 3}, {3, 3}};
+  const AlltoallvHierPlan plan = alltoallv_hier_plan(2, 4, 1, send, recv, from_node, 4);
+  // Staging [x][m]: member 0's blocks for (1, 0) and (1, 1), then its own.
+  CHECK(plan.staging_bytes == 48);
+  CHECK(plan.stage ==
+        std::vector<std::pair<Block, Block>>{{{12, 12}, {24, 12}}, {{36, 12}, {36, 12}}});
+  REQUIRE(plan.phase1.size() == 1);  // to and from rank 0, a message per node
+  CHECK(plan.phase1[0].sends == std::vector<Transfer>{{0, 0, 12}, {0, 24, 12}});
+  CHECK(plan.phase1[0].recvs == std::vector<Transfer>{{0, 0, 12}, {0, 12, 12}});
+  REQUIRE(plan.phase2.size() == 1);  // to and from rank 3 on the rail: the staged blocks for it
+  CHECK(plan.phase2[0].sends == std::vector<Transfer>{{3, 12, 12}, {3, 36, 12}});
+  CHECK(plan.phase2[0].recvs == std::vector<Transfer>{{3, 24, 12}, {3, 36, 12}});
+  CHECK(plan.unstage ==
+        std::vector<std::pair<Block, Block>>{{{0, 12}, {0, 12}}, {{24, 12}, {12, 12}}});
 }
 
 TEST_CASE("alltoallv: a malformed layout is refused by name", "[alltoallv]") {
@@ -73,7 +114,7 @@ TEST_CASE("alltoallv: a malformed layout is refused by name", "[alltoallv]") {
   CHECK(refused(two, 5, AlltoallvLayout{{2, 0}, {0, 99}}, 5) == "accepted");
   CHECK_THROWS_WITH(parse_alltoallv_algorithm("alltoallv_bruck"),
                     "unknown all-to-all-v algorithm 'alltoallv_bruck' (known: alltoallv_pairwise, "
-                    "alltoallv_linear)");
+                    "alltoallv_linear, alltoallv_hier)");
   CHECK(parse_alltoallv_algorithm("alltoallv_linear") == AlltoallvAlgorithm::linear);
 }
 

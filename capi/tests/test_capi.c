@@ -360,7 +360,7 @@ static void test_alltoallv(ddl_comm_t comm) {
                              DDL_INT32, "alltoallv_bruck"),
                DDL_ERROR_UNKNOWN_ALGORITHM,
                "ddl_alltoallv: unknown all-to-all-v algorithm 'alltoallv_bruck' (known: "
-               "alltoallv_pairwise, alltoallv_linear)");
+               "alltoallv_pairwise, alltoallv_linear, alltoallv_hier)");
   EXPECT_ERROR(ddl_alltoallv(comm, in, send_counts, send_displs, out, recv_counts, recv_displs,
                              (ddl_dtype_t)6, NULL),
                DDL_ERROR_BAD_DTYPE,

@@ -230,7 +230,8 @@ def alltoallv(x, send_counts, recv_counts, out=None, algo="alltoallv_pairwise",
     (and the call, as every collective) before any data moves, and every rank raises
     ValueError "ranks disagree on the all-to-all-v counts: rank 2 sends 5 elements to rank 0,
     which receives 4" otherwise. algo: "alltoallv_pairwise" (p-1 steps, one peer each way per
-    step) or "alltoallv_linear" (every peer at once).
+    step), "alltoallv_linear" (every peer at once) or "alltoallv_hier" (in the node, then one
+    step per other node along the rails, on the group's node grid).
     """
     function = "ddl.alltoallv"
     _check_group(function, group)

@@ -37,7 +37,7 @@ def exchange(me, size, group):
     send = [count(me, j) for j in range(size)]
     recv = [count(i, me) for i in range(size)]
     expected = blocks(me, size, True)
-    for algo in ("alltoallv_pairwise", "alltoallv_linear"):
+    for algo in ("alltoallv_pairwise", "alltoallv_linear", "alltoallv_hier"):
         got = ddl.alltoallv(np.array(blocks(me, size, False), dtype=np.float64), send, recv,
                             algo=algo, group=group)
         check(got.dtype == np.float64 and got.tolist() == expected, f"numpy {algo}: {got}")
@@ -87,7 +87,7 @@ raises(lambda: ddl.alltoallv(np.zeros(P), [1.5] * P, [1] * P), TypeError,
        "rank")
 raises(lambda: ddl.alltoallv(np.zeros(P), [1] * P, [1] * P, algo="alltoallv_bruck"), ValueError,
        "ddl.alltoallv: unknown all-to-all-v algorithm 'alltoallv_bruck' (known: "
-       "alltoallv_pairwise, alltoallv_linear)")
+       "alltoallv_pairwise, alltoallv_linear, alltoallv_hier)")
 raises(lambda: ddl.alltoallv(bytearray(8 * P), [1] * P, [1] * P), TypeError,
        "ddl.alltoallv: pass out=... for x of type bytearray")
 

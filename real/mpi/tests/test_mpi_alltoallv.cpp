@@ -16,7 +16,10 @@ using namespace ddl;
 TEST_CASE("alltoallv over MPI: exact for every dtype and layout", "[mpi][alltoallv]") {
   MpiCommunicator comm(MPI_COMM_WORLD, 30);
   const int p = comm.size(), r = comm.rank();
-  for (AlltoallvAlgorithm a : {AlltoallvAlgorithm::pairwise, AlltoallvAlgorithm::linear})
+  Options opts;
+  opts.dims = p % 2 == 0 ? Dims({2, p / 2}) : Dims::flat(p);  // hier: 2 ranks a "node"
+  for (AlltoallvAlgorithm a :
+       {AlltoallvAlgorithm::pairwise, AlltoallvAlgorithm::linear, AlltoallvAlgorithm::hier})
     for (DType type : all_dtypes())
       for (std::size_t most : {std::size_t{0}, std::size_t{5}, std::size_t{100003}}) {
         const test::RankLayout l = test::alltoallv_layout(p, r, most, 3);
@@ -24,7 +27,7 @@ TEST_CASE("alltoallv over MPI: exact for every dtype and layout", "[mpi][alltoal
         std::vector<std::byte> out = test::alltoallv_output(l, type);
         agree_on_alltoallv_counts(comm, l.send.counts, l.recv.counts, Options{});
         alltoallv(comm, ConstView{in.data(), in.size()}, l.send, MutView{out.data(), out.size()},
-                  l.recv, type, Options{}, a);
+                  l.recv, type, opts, a);
         INFO(to_string(a) << " " << to_string(type) << " most " << most);
         CHECK(test::alltoallv_wrong(out, l, r, type) == "");
       }
