@@ -24,7 +24,7 @@ install(FILES ${_ddl_platform_files} DESTINATION ${DDL_INSTALL_DATADIR}/platform
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/platforms/descriptions DESTINATION ${DDL_INSTALL_DATADIR}/platforms)
 file(GLOB _ddl_workload_files ${PROJECT_SOURCE_DIR}/workloads/*.csv)
 install(FILES ${_ddl_workload_files} DESTINATION ${DDL_INSTALL_DATADIR}/workloads)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/workloads/llm/models
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/workloads/llm/models ${PROJECT_SOURCE_DIR}/workloads/llm/gpus
         DESTINATION ${DDL_INSTALL_DATADIR}/workloads/llm)
 
 # The package as a user gets it: install this build into a fresh prefix, configure and build

@@ -129,7 +129,8 @@ class Builder {
     // The optimizer step waits for every reduction; ZeRO 1 and 2 then gather the updated weights.
     for (std::size_t g : grad_ops) pending_.push_back(g);
     const double params = layers * (w_.dense_params + w_.expert_params);
-    compute("optimizer", 0, 2 * 16 * params / (l_.zero_stage >= 1 ? dp_size() : 1));
+    compute("optimizer", 0, 2 * 16 * params / (l_.zero_stage >= 1 ? dp_size() : 1),
+            Kernel::optimizer);
     if ((l_.zero_stage == 1 || l_.zero_stage == 2) && l_.dp > 1)
       collective("updated weights", GroupKind::dp, Collective::allgather,
                  bytes(layers * w_.dense_params), true);
@@ -158,8 +159,10 @@ class Builder {
   // What the next op on the compute path waits for.
   void wait_for(std::size_t op) { pending_.push_back(op); }
 
-  std::size_t compute(const std::string& label, double flops, double bytes) {
+  std::size_t compute(const std::string& label, double flops, double bytes,
+                      Kernel kernel = Kernel::gemm) {
     Op op;
+    op.kernel = kernel;
     op.label = label;
     op.flops = flops;
     op.bytes = bytes;
@@ -198,8 +201,10 @@ class Builder {
   }
   // A block's compute and its tensor-parallel collectives (Megatron-LM's placement).
   void block(const std::string& label, double flops, double bytes) {
+    const Kernel kernel =
+        label.find("attention") != std::string::npos ? Kernel::attention : Kernel::gemm;
     if (l_.tp == 1) {
-      compute(label, flops, bytes);
+      compute(label, flops, bytes, kernel);
       return;
     }
     const std::size_t size = w_.activation;
@@ -207,14 +212,14 @@ class Builder {
       // Forward: gather the sequence, compute, scatter the sum; backward the same in reverse.
       wait_for(
           collective(label + " tp allgather", GroupKind::tp, Collective::allgather, size, true));
-      compute(label, flops, bytes);
+      compute(label, flops, bytes, kernel);
       wait_for(collective(label + " tp reduce-scatter", GroupKind::tp, Collective::reduce_scatter,
                           size, true));
       return;
     }
     // An allreduce after the block either way: g's in forward, f's (the input's gradient) in
     // backward.
-    compute(label, flops, bytes);
+    compute(label, flops, bytes, kernel);
     wait_for(collective(label + " tp allreduce", GroupKind::tp, Collective::allreduce, size, true));
   }
 

@@ -38,10 +38,14 @@ namespace ddl::llm {
 enum class GroupKind { tp, dp, ep, expert_dp };
 std::string_view to_string(GroupKind g);
 
+// What a compute op is, for its achieved fraction of the GPU's peak (compute_model.hpp).
+enum class Kernel { gemm, attention, optimizer };
+
 struct Op {
   enum class Kind { compute, collective, send, recv };
   Kind kind = Kind::compute;
-  std::string label;  // "F1 L3 attention", "B0 L3 tp allreduce", ...
+  Kernel kernel = Kernel::gemm;  // compute only
+  std::string label;             // "F1 L3 attention", "B0 L3 tp allreduce", ...
   // compute: model FLOPs and bytes of memory traffic (the roofline's two sides)
   double flops = 0, bytes = 0;
   // communication

@@ -3,12 +3,15 @@
 // receives, ZeRO's data-parallel collectives, the experts' all-to-alls; every rank's FLOPs adding
 // up to the step's, each group's members issuing the same collectives, each send a receive.
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "algorithms/error.hpp"
+#include "workloads/llm/compute_model.hpp"
 #include "workloads/llm/memory.hpp"
 #include "workloads/llm/step_graph.hpp"
 
@@ -207,4 +210,38 @@ TEST_CASE("every rank's FLOPs add up to the step's; groups issue alike; sends me
   }
   CHECK_THROWS_WITH(step_graph(shipped("small_gpt"), parse_layout("pp=2,mb=2,interleaved=2"), 0),
                     Catch::Contains("the interleaved schedule's step graph is not generated"));
+}
+
+TEST_CASE("compute model: the roofline on a sourced GPU, and whether a layout fits", "[llm]") {
+  const Gpu h100 = read_gpu(std::string(DDL_LLM_GPUS) + "/h100_sxm.json");
+  CHECK(h100.bf16_flops == 989.4e12);
+  CHECK(h100.sources.at("efficiency").rfind("assumed", 0) == 0);
+  Op gemm;
+  gemm.flops = 1e12;
+  gemm.bytes = 1e6;
+  CHECK(compute_seconds(h100, gemm) == Approx(1e12 / (989.4e12 * 0.7)));  // compute-bound
+  gemm.bytes = 1e11;
+  CHECK(compute_seconds(h100, gemm) == Approx(1e11 / (3.35e12 * 0.8)));  // memory-bound
+  gemm.kernel = Kernel::attention;
+  gemm.bytes = 0;
+  CHECK(compute_seconds(h100, gemm) == Approx(1e12 / (989.4e12 * 0.5)));
+  Op send;
+  send.kind = Op::Kind::send;
+  CHECK(compute_seconds(h100, send) == 0);
+  // Llama-2 70B on 1024 GPUs, TP 8, PP 8: fits with ZeRO-1 and sequence parallelism; on 64 GPUs
+  // of TP 8, DP 8 without pipelining, 80 layers' optimizer states unsharded do not (8.6 billion
+  // parameters a GPU, 12 bytes each).
+  const Transformer llama = shipped("llama2_70b");
+  CHECK(memory_verdict(llama, parse_layout("tp=8,pp=8,dp=16,mb=32,zero=1,sp"), h100) == "");
+  const std::string verdict = memory_verdict(llama, parse_layout("tp=8,dp=8,mb=4,sp"), h100);
+  CHECK(verdict.rfind("stage 0 needs", 0) == 0);
+  CHECK(verdict.find("of the GPU's 80.0 GB") != std::string::npos);
+  const std::string path = "test_llm_gpu.json";
+  std::ofstream(path)
+      << R"({"name": "g", "bf16_flops": 1e12, "memory_bandwidth": 1e12, "memory_bytes": 1e9,
+    "efficiency": {"gemm": 1.5, "attention": 0.5, "elementwise": 0.5, "optimizer": 0.5},
+    "sources": {"bf16_flops": "x", "memory_bandwidth": "x", "memory_bytes": "x", "efficiency": "x"}})";
+  CHECK_THROWS_WITH(read_gpu(path),
+                    "GPU description '" + path + "': efficiency.gemm must be a fraction in (0, 1]");
+  std::remove(path.c_str());
 }
