@@ -11,12 +11,9 @@
 #include <string>
 
 #include "child_process.hpp"
-#include "sim/actor_streams.hpp"
 #include "sim/isolated.hpp"
+#include "sim/llm_run.hpp"
 #include "sim/platform.hpp"
-#include "sim/sim_communicator.hpp"
-#include "workloads/llm/step_player.hpp"
-
 namespace {
 
 constexpr double kForward = 1.0, kBackward = 2.0;  // seconds per stage and micro-batch
@@ -26,34 +23,25 @@ std::string simulate_one_f_one_b(int micro_batches) {
   auto& engine = ddl::sim::start_engine("test_llm_sim");
   const ddl::sim::Platform platform =
       ddl::sim::load_platform(engine, ddl::test::fixture("star_8.xml"));
-  const ddl::sim::SimWorld world{&platform, true};
   const ddl::llm::Transformer model =
       ddl::llm::read_transformer(std::string(DDL_LLM_MODELS) + "/small_gpt.json");
   const ddl::llm::ParallelLayout layout =
       ddl::llm::parse_layout("pp=4,dp=2,mb=" + std::to_string(micro_batches));
-  double step = 0, first_idle = 0, last_idle = 0;
-  for (int r = 0; r < 8; ++r)
-    simgrid::s4u::Actor::create(
-        "rank" + std::to_string(r), platform.gpus[static_cast<std::size_t>(r)], [&, r] {
-          ddl::sim::SimCommunicator comm(world, r);
-          const ddl::llm::LayoutGroups groups = ddl::llm::split_groups(comm, layout);
-          ddl::sim::ActorLauncher actors;
-          // One layer a stage: its two blocks share the pass's time; logits and the optimizer
-          // take none.
-          const auto seconds = [](const ddl::llm::Op& op) {
-            if (op.label.find("logits") != std::string::npos || op.label == "optimizer") return 0.0;
-            return (op.label[0] == 'F' ? kForward : kBackward) / 2;
-          };
-          const ddl::llm::PlayedStep played = ddl::llm::play_step(
-              comm, groups, actors, ddl::llm::step_graph(model, layout, r), seconds);
-          step = std::max(step, played.finish - played.begin);
-          const double idle = played.exposed.count("pp") ? played.exposed.at("pp") : 0;
-          if (r == 0) first_idle = idle;
-          if (r == 6) last_idle = idle;
-        });
-  engine.run();
+  // One layer a stage: its two blocks share the pass's time; logits and the optimizer take none.
+  const auto seconds = [](const ddl::llm::Op& op) {
+    if (op.label.find("logits") != std::string::npos || op.label == "optimizer") return 0.0;
+    return (op.label[0] == 'F' ? kForward : kBackward) / 2;
+  };
+  const std::vector<ddl::llm::PlayedStep> steps =
+      ddl::sim::simulate_llm_step(platform, model, layout, seconds, {});
+  double step = 0;
+  for (const ddl::llm::PlayedStep& s : steps) step = std::max(step, s.finish - s.begin);
+  auto idle = [&](int rank) {
+    const auto& e = steps[static_cast<std::size_t>(rank)].exposed;
+    return e.count("pp") ? e.at("pp") : 0.0;
+  };
   char text[96];
-  std::snprintf(text, sizeof text, "%.17g %.17g %.17g", step, first_idle, last_idle);
+  std::snprintf(text, sizeof text, "%.17g %.17g %.17g", step, idle(0), idle(6));
   return text;
 }
 
