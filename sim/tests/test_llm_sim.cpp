@@ -65,3 +65,41 @@ TEST_CASE("sim llm: 1F1B takes (m + p - 1)(F + B), each stage idles (p - 1)(F + 
     CHECK(last > 0);
   }
 }
+
+TEST_CASE("ddlsim --llm: a step's time, tokens/s and MFU that agree, per stage its breakdown",
+          "[sim][llm][cli]") {
+  const ddl::test::ChildResult r = ddl::test::run_child(
+      ddl::test::ddlsim() + " --platform " + DDL_PLATFORMS +
+      "/dgx_h100_4.xml --llm llama2_7b --layout tp=8,pp=2,dp=2,mb=8,zero=1,sp");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const std::vector<std::string> lines = ddl::test::split(r.out, '\n');
+  std::vector<std::vector<std::string>> rows;
+  for (const std::string& l : lines)
+    if (!l.empty() && l[0] != '#') {
+      std::vector<std::string> cells;
+      for (const std::string& c : ddl::test::split(l, ' '))
+        if (!c.empty()) cells.push_back(c);
+      rows.push_back(cells);
+    }
+  REQUIRE(rows.size() == 3);  // the step, then stages 0 and 1
+  REQUIRE(rows[0].size() == 3);
+  const double step = std::stod(rows[0][0]), tokens = std::stod(rows[0][1]),
+               mfu = std::stod(rows[0][2]);
+  // 16 sequences of 4096 tokens a step; Llama-2 7B's FLOPs over 32 GPUs at 989.4 TFLOP/s.
+  CHECK(tokens == Approx(16 * 4096 / step).epsilon(1e-3));
+  const double h = 4096, s = 4096,
+               layer =
+                   2 * s * h * (h + 2 * h) + 4 * s * s * h + 2 * s * h * h + 3 * 2 * s * h * 11008;
+  const double flops = 3 * (32 * layer + 2 * s * h * 32000) * 16;
+  CHECK(mfu == Approx(100 * flops / (step * 32 * 989.4e12)).epsilon(1e-3));
+  for (std::size_t k = 1; k < 3; ++k) {
+    REQUIRE(rows[k].size() == 6);
+    CHECK(std::stoi(rows[k][0]) == static_cast<int>(k - 1));
+    double busy = 0;
+    for (std::size_t c = 1; c < 6; ++c) busy += std::stod(rows[k][c]);
+    CHECK(busy <= step * 1.001);       // compute and exposed time fit in the step
+    CHECK(std::stod(rows[k][3]) > 0);  // sequence parallelism's collectives are exposed
+  }
+  CHECK(r.out.find("# memory per GPU, stage 0: weights ") != std::string::npos);
+}

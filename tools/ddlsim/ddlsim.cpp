@@ -24,6 +24,7 @@
 #include "sim/platform_costs.hpp"
 #include "sim/route_topology.hpp"
 #include "sim/sweep.hpp"
+#include "tools/ddlsim/llm_main.hpp"
 #include "tools/ddlsim/platform_options.hpp"
 #include "tools/ddlsim/workload_main.hpp"
 #include "tools/sim_ranks/sim_main.hpp"
@@ -147,10 +148,20 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   harness::add_common_options(desc, defaults);
   sim::add_workload_options(desc);
   sim::add_platform_options(desc);
+  sim::add_llm_options(desc);
   const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlsim");
   if (vm.count("help")) {
     if (ranks.root()) print_help(std::cout, desc);
     return 0;
+  }
+  sim::check_llm_flags(vm);
+  if (sim::llm_requested(vm)) {
+    if (ranks.size() > 1) throw InvalidArgument("--llm runs one simulation: run it without mpirun");
+    ResultOutput result(vm.count("output") ? std::optional(vm["output"].as<std::string>())
+                                           : std::nullopt);
+    const int rc = sim::run_llm_mode(vm, argv[0], result.stream());
+    result.commit();
+    return rc;
   }
   harness::CommonOptions common = harness::read_common_options(vm);
   ranks.set_timeout(harness::parse_seconds(vm["timeout"].as<std::string>(), "timeout", 1e6));

@@ -70,6 +70,7 @@ PlayedStep play_step(Communicator& world, const LayoutGroups& groups, StreamLaun
     if (r.done) return;
     if (r.handle) {
       r.handle->wait();
+      step.start[i] = r.handle->start_time();  // after the collectives queued before it
       step.end[i] = r.handle->end_time();
     } else {
       if (r.request) world.wait(*r.request);
@@ -79,19 +80,25 @@ PlayedStep play_step(Communicator& world, const LayoutGroups& groups, StreamLaun
     r.buffer.clear();
     r.buffer.shrink_to_fit();
   };
+  // The idle span [from, to] of the compute stream before op i: the op i waited for that ended
+  // last is the cause from its start on; before its start, what that op itself waited for.
+  const std::function<void(std::size_t, double, double)> attribute = [&](std::size_t i, double from,
+                                                                         double to) {
+    std::size_t last = ops.size();
+    for (std::size_t a : ops[i].after)
+      if (last == ops.size() || step.end[a] > step.end[last]) last = a;
+    if (last == ops.size() || ops[last].kind == Op::Kind::compute) return;
+    const double own = std::max(from, step.start[last]);
+    if (to > own) step.exposed[cause(ops[last])] += to - own;
+    if (own > from) attribute(last, from, std::min(own, to));
+  };
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
-    std::size_t last = ops.size();  // the dependency that completed last
-    for (std::size_t a : op.after) {
-      complete(a);
-      if (last == ops.size() || step.end[a] > step.end[last]) last = a;
-    }
+    for (std::size_t a : op.after) complete(a);
     Running& r = running[i];
     step.start[i] = world.now();
     if (op.kind == Op::Kind::compute) {
-      const double idle = step.start[i] - computed_until;
-      if (idle > 0 && last != ops.size() && *cause(ops[last]) != '\0')
-        step.exposed[cause(ops[last])] += idle;
+      if (step.start[i] > computed_until) attribute(i, computed_until, step.start[i]);
       r.request = world.compute(seconds(op));
       complete(i);
       step.compute += step.end[i] - step.start[i];
