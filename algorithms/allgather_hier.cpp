@@ -24,21 +24,7 @@ Schedule allgather_hier_steps(const Dims& dims, int rank, std::size_t count, std
   const std::vector<Block> blocks =
       partition(count, static_cast<std::size_t>(dims.rank_count()), elem_size);
   Schedule s;
-  if (node.size() > 1) {
-    Step gather;
-    gather.phase = "gather";
-    gather.dimension = 0;
-    if (node.me == 0) {
-      for (int k = 1; k < node.size(); ++k) {
-        const Block& b = blocks[static_cast<std::size_t>(node.at(k))];
-        gather.recvs.push_back({node.at(k), b.offset, b.bytes});
-      }
-    } else {
-      const Block& b = blocks[static_cast<std::size_t>(rank)];
-      gather.sends.push_back({node.at(0), b.offset, b.bytes});
-    }
-    s.push_back(std::move(gather));
-  }
+  if (node.size() > 1) s.push_back(hier_leader_step(node, rank, blocks, true));
   if (leaders.size() > 1) {
     if (node.me == 0) {
       const Schedule ring = ring_allgather(leaders, hier_node_blocks(dims, count, elem_size),

@@ -69,6 +69,26 @@ std::vector<Block> hier_node_blocks(const Dims& dims, std::size_t count, std::si
   return nodes;
 }
 
+Step hier_leader_step(const Group& node, int rank, const std::vector<Block>& blocks,
+                      bool to_leader) {
+  Step step;
+  step.phase = to_leader ? "gather" : "scatter";
+  step.dimension = 0;
+  auto transfer = [&](int member) {
+    const Block& b = blocks[static_cast<std::size_t>(member)];
+    return Transfer{member, b.offset, b.bytes};
+  };
+  if (node.me == 0) {
+    for (int k = 1; k < node.size(); ++k)
+      (to_leader ? step.recvs : step.sends).push_back(transfer(node.at(k)));
+  } else {
+    Transfer mine = transfer(rank);
+    mine.peer = node.at(0);
+    (to_leader ? step.sends : step.recvs).push_back(mine);
+  }
+  return step;
+}
+
 Schedule hier_allreduce(const Dims& dims, int rank, Block range, std::size_t elem_size,
                         std::size_t chunk_bytes) {
   const Group node = hier_node(dims, rank);

@@ -23,6 +23,12 @@ int hier_leaders_dimension(const Dims& dims);
 // members' blocks (ranks k g .. k g + g - 1), which are contiguous.
 std::vector<Block> hier_node_blocks(const Dims& dims, std::size_t count, std::size_t elem_size);
 
+// One step inside the node between its leader and every member, over partition(count, p)'s
+// blocks: each member sends the leader its own block (to_leader: a gather) or receives it from
+// the leader (a scatter); the leader receives or sends every member's.
+Step hier_leader_step(const Group& node, int rank, const std::vector<Block>& blocks,
+                      bool to_leader);
+
 // Chain reduce to the leader inside the node, ring reduce-scatter + allgather among the
 // leaders, chain broadcast from the leader inside the node, over `range`. Non-leaders get
 // empty steps while the leaders' ring runs, so every rank has the same number of steps and

@@ -33,21 +33,7 @@ Schedule reduce_scatter_hier_steps(const Dims& dims, int rank, std::size_t count
       s.resize(s.size() + static_cast<std::size_t>(leaders.size() - 1));
     }
   }
-  if (node.size() > 1) {
-    Step scatter;
-    scatter.phase = "scatter";
-    scatter.dimension = 0;
-    if (node.me == 0) {
-      for (int k = 1; k < node.size(); ++k) {
-        const Block& b = blocks[static_cast<std::size_t>(node.at(k))];
-        scatter.sends.push_back({node.at(k), b.offset, b.bytes});
-      }
-    } else {
-      const Block& b = blocks[static_cast<std::size_t>(rank)];
-      scatter.recvs.push_back({node.at(0), b.offset, b.bytes});
-    }
-    s.push_back(std::move(scatter));
-  }
+  if (node.size() > 1) s.push_back(hier_leader_step(node, rank, blocks, false));
   return s;
 }
 

@@ -25,6 +25,12 @@ std::optional<ddl::DType> to_dtype(int v) {
 
 namespace {
 
+// A dtype value outside ddl_dtype_t, as every call says it.
+std::string not_a_dtype(int value) {
+  return "dtype " + std::to_string(value) +
+         " is not a ddl_dtype_t (DDL_FLOAT32 .. DDL_INT64 are 0 .. 5)";
+}
+
 std::optional<ddl::ReduceOp> to_op(int v) {
   switch (v) {
     case DDL_SUM: return ddl::ReduceOp::sum;
@@ -82,10 +88,7 @@ Prepared prepare(const ddl::Dims& dims, bool out_of_place, const void* sendbuf, 
   const char* algorithm = call.algorithm ? call.algorithm : fallback.c_str();
   Prepared p;
   const std::optional<ddl::DType> dtype = to_dtype(dtype_value);
-  if (!dtype)
-    return refused(DDL_ERROR_BAD_DTYPE, "dtype " + std::to_string(dtype_value) +
-                                            " is not a ddl_dtype_t (DDL_FLOAT32 .. DDL_INT64 "
-                                            "are 0 .. 5)");
+  if (!dtype) return refused(DDL_ERROR_BAD_DTYPE, not_a_dtype(dtype_value));
   const std::optional<ddl::ReduceOp> op = to_op(op_value);
   if (!op)
     return refused(DDL_ERROR_BAD_OP, "op " + std::to_string(op_value) +
@@ -144,10 +147,7 @@ PreparedAlltoallv prepare_alltoallv(int ranks, int rank, const void* sendbuf,
     return p;
   };
   const std::optional<ddl::DType> dtype = to_dtype(dtype_value);
-  if (!dtype)
-    return refused(DDL_ERROR_BAD_DTYPE, "dtype " + std::to_string(dtype_value) +
-                                            " is not a ddl_dtype_t (DDL_FLOAT32 .. DDL_INT64 "
-                                            "are 0 .. 5)");
+  if (!dtype) return refused(DDL_ERROR_BAD_DTYPE, not_a_dtype(dtype_value));
   p.dtype = *dtype;
   try {
     p.algorithm = ddl::parse_alltoallv_algorithm(algorithm ? algorithm : "alltoallv_pairwise");

@@ -2,24 +2,15 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
 
 #include "algorithms/error.hpp"
+#include "workloads/llm/description_file.hpp"
 
 namespace ddl::llm {
 
 namespace {
 
 using nlohmann::json;
-
-std::string source_of(const json& doc, const std::string& where, const char* name) {
-  const json& src = doc.contains("sources") ? doc.at("sources") : json::object();
-  if (!src.is_object() || !src.contains(name) || !src.at(name).is_string() ||
-      src.at(name).get<std::string>().empty())
-    throw InvalidArgument(where + ": '" + name + "' has no source (sources." + name + ")");
-  return src.at(name).get<std::string>();
-}
 
 double positive(const json& doc, const std::string& where, const char* name) {
   if (!doc.contains(name)) throw InvalidArgument(where + ": missing field '" + name + "'");
@@ -32,23 +23,14 @@ double positive(const json& doc, const std::string& where, const char* name) {
 
 Gpu read_gpu(const std::string& path) {
   const std::string where = "GPU description '" + path + "'";
-  std::ifstream in(path);
-  if (!in) throw InvalidArgument(where + ": cannot be read");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
-    throw InvalidArgument(where + ": not JSON (" + e.what() + ")");
-  }
+  const json doc = read_description(path, where);
   Gpu g;
-  if (!doc.is_object() || !doc.contains("name") || !doc.at("name").is_string())
-    throw InvalidArgument(where + ": missing field 'name'");
   g.name = doc.at("name").get<std::string>();
   g.bf16_flops = positive(doc, where, "bf16_flops");
   g.memory_bandwidth = positive(doc, where, "memory_bandwidth");
   g.memory_bytes = positive(doc, where, "memory_bytes");
   for (const char* f : {"bf16_flops", "memory_bandwidth", "memory_bytes", "efficiency"})
-    g.sources[f] = source_of(doc, where, f);
+    g.sources[f] = figure_source(doc, where, f);
   if (!doc.contains("efficiency") || !doc.at("efficiency").is_object())
     throw InvalidArgument(where + ": missing field 'efficiency'");
   for (const char* k : {"gemm", "attention", "elementwise", "optimizer"}) {

@@ -1,9 +1,7 @@
 #include "workloads/llm/transformer.hpp"
 
-#include <fstream>
-#include <nlohmann/json.hpp>
-
 #include "algorithms/error.hpp"
+#include "workloads/llm/description_file.hpp"
 
 namespace ddl::llm {
 
@@ -21,11 +19,7 @@ int figure(const json& doc, const std::string& where, const char* name, bool req
   const json& v = doc.at(name);
   if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1LL << 30))
     throw InvalidArgument(where + ": '" + name + "' must be a positive integer");
-  const json& src = doc.contains("sources") ? doc.at("sources") : json::object();
-  if (!src.is_object() || !src.contains(name) || !src.at(name).is_string() ||
-      src.at(name).get<std::string>().empty())
-    throw InvalidArgument(where + ": '" + name + "' has no source (sources." + name + ")");
-  sources[name] = src.at(name).get<std::string>();
+  sources[name] = figure_source(doc, where, name);
   return v.get<int>();
 }
 
@@ -40,16 +34,7 @@ bool flag(const json& doc, const std::string& where, const char* name) {
 
 Transformer read_transformer(const std::string& path) {
   const std::string where = "model description '" + path + "'";
-  std::ifstream in(path);
-  if (!in) throw InvalidArgument(where + ": cannot be read");
-  json doc;
-  try {
-    doc = json::parse(in);
-  } catch (const json::exception& e) {
-    throw InvalidArgument(where + ": not JSON (" + e.what() + ")");
-  }
-  if (!doc.is_object() || !doc.contains("name") || !doc.at("name").is_string())
-    throw InvalidArgument(where + ": missing field 'name'");
+  const json doc = read_description(path, where);
   Transformer t;
   t.name = doc.at("name").get<std::string>();
   t.layers = figure(doc, where, "layers", true, 0, t.sources);

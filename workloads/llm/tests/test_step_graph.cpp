@@ -156,7 +156,7 @@ TEST_CASE("experts: an all-to-all before and after the experts, b s h top_k / t 
   CHECK(expert_grads == 32);
 }
 
-TEST_CASE("every rank's FLOPs add up to the step's; groups issue alike; sends meet receives",
+TEST_CASE("every rank's FLOPs add up to the step's and groups issue alike and sends meet receives",
           "[llm]") {
   struct Case {
     const char* model;
