@@ -157,6 +157,13 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   sim::check_llm_flags(vm);
   if (sim::llm_requested(vm)) {
     if (ranks.size() > 1) throw InvalidArgument("--llm runs one simulation: run it without mpirun");
+    // The report never replaces a file the run reads.
+    const auto given = [&](const char* flag) {
+      return vm.count(flag) ? vm[flag].as<std::string>() : std::string();
+    };
+    check_distinct_files(
+        {harness::resolve_data_path(given("platform")), given("llm"), given("gpu")},
+        {given("output")});
     ResultOutput result(vm.count("output") ? std::optional(vm["output"].as<std::string>())
                                            : std::nullopt);
     const int rc = sim::run_llm_mode(vm, argv[0], result.stream());
