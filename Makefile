@@ -8,7 +8,7 @@ CTEST_FLAGS ?=
 DEB_PACKAGES := cmake g++ make pkg-config libsimgrid-dev libopenmpi-dev openmpi-bin \
 	libboost-program-options-dev catch2 nlohmann-json3-dev python3 time \
 	python3-pandas python3-matplotlib iproute2 clang clang-format libclang-rt-dev python3-torch libtorch-dev python3-torchvision python3-numpy \
-	pybind11-dev python3-dev python3-mpi4py libexpat1-dev
+	pybind11-dev python3-dev python3-mpi4py libexpat1-dev protobuf-compiler libprotobuf-dev python3-protobuf
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -1,6 +1,7 @@
 #include "harness/data_dir.hpp"
 
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include "algorithms/error.hpp"
@@ -44,6 +45,20 @@ std::string resolve_data_path(const std::string& path) {
     if (fs::exists(data, ec)) return data.string();
   }
   return path;
+}
+
+std::string llm_data_file(const std::string& value, const std::string& folder, const char* flag) {
+  if (value.size() > 5 && value.substr(value.size() - 5) == ".json") return value;
+  const std::string dir = data_dir() + "/workloads/llm/" + folder;
+  if (std::filesystem::exists(dir + "/" + value + ".json")) return dir + "/" + value + ".json";
+  std::set<std::string> known;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".json") known.insert(e.path().stem().string());
+  std::string list;
+  for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+  throw InvalidArgument(std::string(flag) + " '" + value + "': no such " +
+                        folder.substr(0, folder.size() - 1) + " (shipped: " + list +
+                        "; or give a .json file)");
 }
 
 }  // namespace ddl::harness

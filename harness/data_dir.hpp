@@ -23,4 +23,9 @@ std::string data_dir();
 // tools' `--platform platforms/s822lc_64.xml` works from anywhere. Otherwise `path` itself.
 std::string resolve_data_path(const std::string& path);
 
+// An LLM description a tool's `flag` names: a shipped NAME of data_dir()'s workloads/llm/FOLDER
+// (models, gpus) or a path ending in .json. InvalidArgument naming the flag, the value and the
+// shipped names when it is neither.
+std::string llm_data_file(const std::string& value, const std::string& folder, const char* flag);
+
 }  // namespace ddl::harness

@@ -6,16 +6,19 @@
 // No data is copied on the way in or out. Errors become ValueError (bad arguments, or ranks
 // whose calls differ), TypeError (unsupported element type), TimeoutError (a wait ran out) or
 // RuntimeError (MPI failures). Every call is agreed by every rank before its data moves.
+// Beside them, without MPI: an LLM step's Chakra traces for ddl.workload (write_llm_chakra).
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <fstream>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "algorithms/algorithm_spec.hpp"
@@ -28,6 +31,11 @@
 #include "real/mpi/call_agreement.hpp"
 #include "real/mpi/call_signature.hpp"
 #include "real/mpi/node_grid.hpp"
+#include "workloads/llm/chakra.hpp"
+#include "workloads/llm/chakra_files.hpp"
+#include "workloads/llm/layout.hpp"
+#include "workloads/llm/step_graph.hpp"
+#include "workloads/llm/transformer.hpp"
 
 namespace py = pybind11;
 
@@ -407,6 +415,43 @@ std::shared_ptr<Group> split(Group* parent, int color, int key, double timeout_s
   return group;
 }
 
+// ddl.workload --format chakra (ddl/workload_chakra.py): every rank's step graph of the layout,
+// the C++ one, written as PREFIX.RANK.et; returns the rank count. The caller passes a temporary
+// prefix and renames the files once all are written.
+int write_llm_chakra(const std::string& model_path, const std::string& layout_text,
+                     const std::string& prefix) {
+  const llm::Transformer model = llm::read_transformer(model_path);
+  const llm::ParallelLayout layout = llm::parse_layout(layout_text);
+  llm::check_layout(layout, model, layout.gpus());
+  for (int rank = 0; rank < layout.gpus(); ++rank) {
+    const std::string file = llm::chakra_file(prefix, rank);
+    std::ofstream out(file, std::ios::binary);
+    if (!out) throw InvalidArgument("cannot write " + file);
+    llm::write_chakra(llm::step_graph(model, layout, rank), rank, layout.to_string(), out);
+    out.close();
+    if (!out) throw Error("cannot write " + file);
+  }
+  return layout.gpus();
+}
+
+// Rank `rank`'s step graph as (kind, label, after) per op: what its Chakra file must hold, for
+// python/tests/test_workload_chakra.py.
+std::vector<std::tuple<std::string, std::string, std::vector<std::size_t>>> llm_step_graph(
+    const std::string& model_path, const std::string& layout_text, int rank) {
+  const llm::Transformer model = llm::read_transformer(model_path);
+  const llm::ParallelLayout layout = llm::parse_layout(layout_text);
+  llm::check_layout(layout, model, layout.gpus());
+  std::vector<std::tuple<std::string, std::string, std::vector<std::size_t>>> ops;
+  for (const llm::Op& op : llm::step_graph(model, layout, rank)) {
+    const char* kind = op.kind == llm::Op::Kind::compute      ? "compute"
+                       : op.kind == llm::Op::Kind::collective ? "collective"
+                       : op.kind == llm::Op::Kind::send       ? "send"
+                                                              : "recv";
+    ops.emplace_back(kind, op.label, op.after);
+  }
+  return ops;
+}
+
 template <typename F>
 auto translated(const char* function, F f) {
   try {
@@ -450,6 +495,19 @@ PYBIND11_MODULE(_ddl, m) {
                           [&] { return ddl::algorithm_names(ddl::parse_collective(coll)); });
       },
       py::arg("coll") = "allreduce", "The names a collective (default allreduce) accepts as algo.");
+  m.def(
+      "write_llm_chakra",
+      [](const std::string& model, const std::string& layout, const std::string& prefix) {
+        return translated("ddl.workload", [&] { return write_llm_chakra(model, layout, prefix); });
+      },
+      py::arg("model_json_path"), py::arg("layout_text"), py::arg("prefix"),
+      "Every rank's LLM step graph of the layout as Chakra traces PREFIX.RANK.et; the rank count.");
+  m.def(
+      "_llm_step_graph",
+      [](const std::string& model, const std::string& layout, int rank) {
+        return translated("ddl.workload", [&] { return llm_step_graph(model, layout, rank); });
+      },
+      py::arg("model_json_path"), py::arg("layout_text"), py::arg("rank"));
   m.def("_shutdown", &shutdown);
   // Python's atexit handlers run before the interpreter is torn down, and before mpi4py's
   // C-level exit hook, so the communicator is freed while MPI is still up.

@@ -43,25 +43,29 @@ std::string describe(int rank, const char* op, int peer, int tag, std::size_t by
          std::to_string(tag) + " (" + std::to_string(bytes) + " bytes)";
 }
 
-std::vector<int> all_ranks(int size) {
-  std::vector<int> ranks(static_cast<std::size_t>(size));
-  for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
-  return ranks;
+std::shared_ptr<const std::vector<int>> all_ranks(const SimWorld& world) {
+  std::shared_ptr<const std::vector<int>>& shared = world.groups->world_members;
+  if (!shared) {
+    std::vector<int> ranks(static_cast<std::size_t>(world.platform->ranks()));
+    for (std::size_t i = 0; i < ranks.size(); ++i) ranks[i] = static_cast<int>(i);
+    shared = std::make_shared<const std::vector<int>>(std::move(ranks));
+  }
+  return shared;
 }
 
 }  // namespace
 
 SimCommunicator::SimCommunicator(const SimWorld& world, int rank)
-    : SimCommunicator(world, 0, all_ranks(world.platform->ranks()), rank) {}
+    : SimCommunicator(world, 0, all_ranks(world), rank) {}
 
-SimCommunicator::SimCommunicator(const SimWorld& world, std::uint64_t id, std::vector<int> members,
-                                 int group_rank)
+SimCommunicator::SimCommunicator(const SimWorld& world, std::uint64_t id,
+                                 std::shared_ptr<const std::vector<int>> members, int group_rank)
     : world_(world),
       id_(id),
       members_(std::move(members)),
       group_rank_(group_rank),
-      rank_(members_.at(static_cast<std::size_t>(group_rank))),
-      size_(static_cast<int>(members_.size())),
+      rank_(members_->at(static_cast<std::size_t>(group_rank))),
+      size_(static_cast<int>(members_->size())),
       memory_bandwidth_(world.platform->memory_bandwidth.at(static_cast<std::size_t>(rank_))),
       pool_(
           [this](std::size_t bytes) {
@@ -91,7 +95,7 @@ int SimCommunicator::check_peer(int peer, const char* op) const {
     throw InvalidArgument("rank " + std::to_string(group_rank_) + ": " + op +
                           " with invalid peer " + std::to_string(peer) + " (" +
                           (id_ == 0 ? "world" : "group") + " size " + std::to_string(size_) + ")");
-  return members_[static_cast<std::size_t>(peer)];
+  return (*members_)[static_cast<std::size_t>(peer)];
 }
 
 simgrid::s4u::Mailbox* SimCommunicator::mailbox(int src, int dst, int tag) {
@@ -338,7 +342,7 @@ bool SimCommunicator::shares_memory_with(int group_peer) const {
   const std::vector<HostPlace>& places = world_.platform->places;
   if (group_peer < 0 || group_peer >= size_ || group_peer == group_rank_ || places.empty())
     return false;
-  const int peer = members_[static_cast<std::size_t>(group_peer)];
+  const int peer = (*members_)[static_cast<std::size_t>(group_peer)];
   return places[static_cast<std::size_t>(peer)].node ==
          places[static_cast<std::size_t>(rank_)].node;
 }
@@ -431,15 +435,24 @@ std::unique_ptr<Communicator> SimCommunicator::split(int color, int key) {
     throw BackendError("rank " + std::to_string(group_rank_) + ": split: " + e.what());
   }
   SimGroups::Exchange& full = groups.exchanges.at(at);
-  const std::vector<std::array<int, 2>> all = full.color_key;
+  std::shared_ptr<const std::vector<int>> members;
+  if (color >= 0) {
+    // The first member of a color to get here lists the members for the others: one pass over
+    // the table per color, not per rank (a 16,384-rank split would take seconds otherwise).
+    auto [listed, fresh] = full.members.try_emplace(color);
+    if (fresh)
+      listed->second = std::make_shared<const std::vector<int>>(
+          split_members(full.color_key, *members_, group_rank_, color).members);
+    members = listed->second;
+  }
   if (--full.readers_left == 0) groups.exchanges.erase(at);
   if (color < 0) return nullptr;
-  SplitGroup group = split_members(all, members_, group_rank_, color);
+  const int rank =
+      static_cast<int>(std::find(members->begin(), members->end(), rank_) - members->begin());
   // Ids start after the world's 0; the first member to ask allocates, the others find it.
   const std::uint64_t id =
       groups.ids.try_emplace({id_, index, color}, groups.ids.size() + 1).first->second;
-  return std::unique_ptr<Communicator>(
-      new SimCommunicator(world_, id, std::move(group.members), group.rank));
+  return std::unique_ptr<Communicator>(new SimCommunicator(world_, id, std::move(members), rank));
 }
 
 std::vector<int> SimCommunicator::switch_domain(int level) const {

@@ -97,11 +97,16 @@ struct SimGroups {
   struct Exchange {
     simgrid::s4u::BarrierPtr barrier;
     std::vector<std::array<int, 2>> color_key;
+    // By color: split_members' list, made once per color and shared by its members.
+    std::map<int, std::shared_ptr<const std::vector<int>>> members;
     int readers_left = 0;  // the last rank to read the table removes it
   };
   std::map<std::pair<std::uint64_t, std::uint64_t>, Exchange> exchanges;       // (parent id, split)
   std::map<std::tuple<std::uint64_t, std::uint64_t, int>, std::uint64_t> ids;  // + color
   std::unordered_map<std::uint64_t, RunRecords> runs;  // each group's, by id
+  // 0..p-1, the world communicator's members, made by the first rank and shared by all (a list
+  // per rank would be p^2 ints: 1 GB at 16,384 ranks).
+  std::shared_ptr<const std::vector<int>> world_members;
 };
 
 // What every rank of one simulation shares.
@@ -173,8 +178,8 @@ class SimCommunicator : public Communicator, public OneSided, public SwitchReduc
     Kind kind = Kind::free;
   };
 
-  SimCommunicator(const SimWorld& world, std::uint64_t id, std::vector<int> members,
-                  int group_rank);
+  SimCommunicator(const SimWorld& world, std::uint64_t id,
+                  std::shared_ptr<const std::vector<int>> members, int group_rank);
   // src and dst are world ranks.
   simgrid::s4u::Mailbox* mailbox(int src, int dst, int tag);
   // Checks a peer given as a rank of this communicator and returns its world rank.
@@ -191,8 +196,8 @@ class SimCommunicator : public Communicator, public OneSided, public SwitchReduc
   void* fake_range(std::size_t bytes);
 
   const SimWorld& world_;
-  const std::uint64_t id_;          // 0: the world
-  const std::vector<int> members_;  // group rank -> world rank
+  const std::uint64_t id_;                                 // 0: the world
+  const std::shared_ptr<const std::vector<int>> members_;  // group rank -> world rank
   const int group_rank_;
   const int rank_;  // in the world: the platform's index of this rank
   const int size_;

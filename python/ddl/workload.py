@@ -4,6 +4,8 @@
   python3 -m ddl.workload gpt2_small -o workloads/gpt2_small.csv  a model of ddl.models
   python3 -m ddl.workload mypkg.nets:make_net -o net.csv           any callable returning a module
   python3 -m ddl.workload resnet50 --measure -o r50_cpu.csv        with times measured on this CPU
+  python3 -m ddl.workload small_gpt --layout tp=2,pp=2,dp=1,mb=4 --format chakra -o trace
+      an LLM step of workloads/llm/models as Chakra traces, trace.RANK.et (ddl/workload_chakra.py)
 
 A row per module that owns parameters, plus parameterless modules whose multiply-adds are
 counted (attention scores, an output projection tied to an embedding). Parameters are counted
@@ -38,6 +40,7 @@ import torch
 from torch import nn
 
 from ddl import models as ddl_models
+from ddl import workload_chakra
 from ddl.measure import measure
 from ddl.meta import is_meta, on_meta, too_large
 from ddl.progress import step
@@ -114,7 +117,8 @@ def main(argv):
                                 epilog="Multiply-adds counted:\n" + MACS_COUNTED,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model", help="a torchvision model name (resnet50), a ddl.models name "
-                                 f"({', '.join(ddl_models.MODELS)}) or module:callable")
+                                 f"({', '.join(ddl_models.MODELS)}) or module:callable; with "
+                                 "--format chakra an LLM of workloads/llm/models or a .json file")
     p.add_argument("-o", "--output", default="-", help="output file, '-' for stdout (the default)")
     p.add_argument("--name", help="the workload's model name (default: the model argument)")
     p.add_argument("--order", choices=["registration", "forward", "ready"], default="registration",
@@ -126,7 +130,14 @@ def main(argv):
     p.add_argument("--measure-batch", type=int, default=2, help="samples per measured run (default 2)")
     p.add_argument("--measure-reps", type=int, default=5, help="runs per median (default 5, after one warm-up)")
     p.add_argument("--threads", type=int, help="torch CPU threads for --measure")
+    p.add_argument("--format", choices=["csv", "chakra"], default="csv",
+                   help="csv: the training workload of a torch model (the default); chakra: an LLM "
+                        "step of workloads/llm/models as Chakra traces, -o PREFIX.RANK.et per rank")
+    p.add_argument("--layout", help="--format chakra: the parallel layout, tp=..,pp=..,dp=..,mb=.. "
+                                    "(and ep, zero, sp, mbs, recompute)")
     a = p.parse_args(argv)
+    if a.format == "chakra" or a.layout is not None:
+        return chakra_main(a)
     for flag in ("reference_iteration_ms", "backward_to_forward"):
         if getattr(a, flag) is not None and not (0 < getattr(a, flag) < math.inf):
             fail(f"--{flag.replace('_', '-')} must be a positive finite number")
@@ -193,6 +204,29 @@ def main(argv):
         output_file.write_text(a.output, text)
     except output_file.OutputError as e:
         fail(str(e))
+    return 0
+
+
+def chakra_main(a):
+    """--format chakra: MODEL, --layout and -o only."""
+    if a.layout is None:
+        fail("--format chakra needs --layout (tp=..,pp=..,dp=..,mb=..): the traces are one step "
+             "of a parallel layout")
+    if a.format != "chakra":
+        fail("--layout is for --format chakra (an LLM step's Chakra traces); the CSV workload "
+             "of a torch model has no layout")
+    csv_only = (("--name", a.name, None), ("--order", a.order, "registration"),
+                ("--reference-iteration-ms", a.reference_iteration_ms, None),
+                ("--reference-batch", a.reference_batch, None),
+                ("--backward-to-forward", a.backward_to_forward, None), ("--measure", a.measure, False),
+                ("--measure-batch", a.measure_batch, 2), ("--measure-reps", a.measure_reps, 5),
+                ("--threads", a.threads, None))
+    given = [flag for flag, value, default in csv_only if value != default]
+    if given:
+        fail(f"--format chakra takes MODEL, --layout and -o only, not {', '.join(given)}")
+    if a.output == "-":
+        fail("--format chakra writes files PREFIX.RANK.et: give -o PREFIX")
+    workload_chakra.write(a.model, a.layout, a.output)
     return 0
 
 

@@ -8,6 +8,7 @@
 // simulated; the best kSegmentBases simulated per size simulated again with each --segments
 // size below their largest transfer; the fastest simulated wins. Under mpirun the simulations
 // are shared out over the ranks (tools/ddlplan/spread.hpp).
+// With --workload it plans an LLM's parallel layout instead (tools/ddlplan/llm_plan.hpp).
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <chrono>
@@ -28,6 +29,7 @@
 #include "sim/platform.hpp"
 #include "sim/platform_costs.hpp"
 #include "sim/route_topology.hpp"
+#include "tools/ddlplan/llm_plan.hpp"
 #include "tools/ddlplan/spread.hpp"
 #include "tools/sim_ranks/sweep_mpi.hpp"
 
@@ -77,11 +79,15 @@ int default_jobs() {
 }
 
 void print_help(std::ostream& out, const po::options_description& desc) {
-  out << "Usage: ddlplan --platform FILE --out PLAN.json [options]\n\n"
+  out << "Usage: ddlplan --platform FILE --out PLAN.json [options]\n"
+         "       ddlplan --workload MODEL --gpus N --platform FILE --global-batch B [options]\n\n"
          "Searches algorithm x dims x per-dimension method x rings x halving-doubling order for\n"
          "each size, prunes with the contention-aware cost model, confirms the best by\n"
          "simulation, simulates the best two again with each --segments size, and writes the\n"
-         "plan (size ranges -> algorithm string) as JSON.\n\n"
+         "plan (size ranges -> algorithm string) as JSON.\n"
+         "With --workload: searches an LLM's tp x pp x dp (x ep) layouts, micro-batch counts and\n"
+         "ZeRO stages that fit GPU memory, predicts each one's step on the platform, prints the\n"
+         "best --top by step time and writes them all as CSV (--out).\n\n"
       << desc
       << "\nExamples:\n"
          "  ddlplan --platform platforms/s822lc_64.xml -b 8 -e 256M --out s822lc_64.plan.json\n"
@@ -89,7 +95,9 @@ void print_help(std::ostream& out, const po::options_description& desc) {
          "  ddlplan --platform platforms/dgx_h100_4.xml --coll alltoall -b 1K -e 64M --out "
          "a2a.json\n"
          "  ddlsim --platform platforms/dgx_h100_4.xml --coll alltoall --algo auto --plan "
-         "a2a.json\n";
+         "a2a.json\n"
+         "  ddlplan --workload llama2_70b --gpus 512 --platform platforms/dgx_h100_rail_64.xml "
+         "--global-batch 1024 --out llama2_70b_512.csv\n";
 }
 
 int run(int argc, char** argv, sim::SweepRanks& ranks) {
@@ -98,7 +106,7 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
   desc.add_options()
       ("help,h", "this help")
       ("platform", po::value<std::string>(), "SimGrid platform file (required)")
-      ("out", po::value<std::string>(), "plan file to write (required unless --list)")
+      ("out", po::value<std::string>(), "plan file to write (required unless --list; with --workload: the ranking as CSV, optional)")
       ("coll", po::value<std::string>()->default_value("allreduce"), "the collective to plan: allreduce|reducescatter|allgather|alltoall|broadcast|reduce|gather|scatter|sendrecv (its auto reads the plan)")
       ("list", "print the search space (one algorithm string a line; not the segment sizes, tried per size) and exit")
       ("dims", po::value<std::string>(), "the machine grid (default: the platform's)")
@@ -110,13 +118,23 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
       ("confirm", po::value<std::string>()->default_value("3"), "candidates simulated per size (1..50), with those priced within 2 % of the last (50 at most)")
       ("segments", po::value<std::string>()->default_value("64K,256K,1M,4M"), "segment sizes simulated on the best 2 simulated per size (below their largest transfer), or none")
       ("jobs", po::value<std::string>(), "simulations at once (default: the CPUs; under mpirun, per rank: the CPUs over the node's ranks)")
-      ("timeout", po::value<std::string>()->default_value("600"), "seconds per size's simulation");
+      ("timeout", po::value<std::string>()->default_value("600"), "seconds per size's simulation (with --workload: per layout's)");
   // clang-format on
+  planner::add_llm_plan_options(desc);
   const po::variables_map vm = harness::parse_arguments(argc, argv, desc, "ddlplan");
   if (vm.count("help")) {
     print_help(std::cout, desc);
     return 0;
   }
+  planner::check_llm_plan_flags(vm);
+  const int jobs =
+      vm.count("jobs")
+          ? static_cast<int>(harness::parse_integer(vm["jobs"].as<std::string>(), "jobs", 1, 256))
+          : default_jobs();
+  const auto timeout = static_cast<unsigned>(
+      harness::parse_integer(vm["timeout"].as<std::string>(), "timeout", 1, 86400));
+  if (planner::llm_plan_requested(vm))
+    return planner::run_llm_plan(vm, argv[0], ranks, jobs, timeout);
   const Collective collective = parse_collective(vm["coll"].as<std::string>());
   const bool list = vm.count("list") != 0;
   if (list && vm.count("out")) throw InvalidArgument("--list writes no plan: drop --out");
@@ -142,12 +160,6 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
       harness::parse_integer(vm["keep"].as<std::string>(), "keep", 1, 1000));
   const auto confirm = static_cast<std::size_t>(
       harness::parse_integer(vm["confirm"].as<std::string>(), "confirm", 1, 50));
-  const int jobs =
-      vm.count("jobs")
-          ? static_cast<int>(harness::parse_integer(vm["jobs"].as<std::string>(), "jobs", 1, 256))
-          : default_jobs();
-  const auto timeout = static_cast<unsigned>(
-      harness::parse_integer(vm["timeout"].as<std::string>(), "timeout", 1, 86400));
 
   Progress progress;
   progress.speaks = ranks.root();

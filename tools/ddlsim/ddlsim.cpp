@@ -91,7 +91,17 @@ void print_help(std::ostream& out, const po::options_description& desc) {
          "  ddlsim --workload resnet101 --batch 64 --bucket 64M --algo ring,ddl\n"
          "  ddlsim --workload resnet50 --platform platforms/s822lc_64.xml --sweep --format csv\n"
          "                                             # s822lc_1 .. s822lc_256: one row per GPU "
-         "count\n";
+         "count\n"
+         "\nLLM training steps (--llm, workloads/llm/README.md), on prices or --exact, with a "
+         "Perfetto trace:\n"
+         "  ddlsim --platform platforms/dgx_h100_4.xml --llm llama2_7b --layout "
+         "tp=8,pp=2,dp=2,mb=8,zero=1,sp\n"
+         "  ddlsim --platform platforms/dgx_h100_4.xml --llm llama2_7b --layout tp=8,pp=4,mb=8 "
+         "--exact --trace step.json\n"
+         "Chakra execution traces (--workload FILE.et, a PREFIX of PREFIX.RANK.et or a folder of "
+         "them): every rank's\n"
+         "graph played on the platform (python3 -m ddl.workload MODEL --layout L --format chakra "
+         "writes them).\n";
 }
 
 // Payload mode holds a buffer, scratch and in-flight message copies per rank.
@@ -144,7 +154,8 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
       "SimGrid platform file, or a machine description NAME.json (platforms/README.md)")(
       "trace", po::value<std::string>(), harness::kTraceFlagHelp)(
       "timeout", po::value<std::string>()->default_value("3600"),
-      "under mpirun: seconds a rank waits for the others' rows once its own cases are done");
+      "under mpirun: seconds a rank waits for the others' rows once its own cases are done; "
+      "with --llm: seconds each pricing simulation may take");
   harness::add_common_options(desc, defaults);
   sim::add_workload_options(desc);
   sim::add_platform_options(desc);
@@ -155,18 +166,22 @@ int run(int argc, char** argv, sim::SweepRanks& ranks) {
     return 0;
   }
   sim::check_llm_flags(vm);
-  if (sim::llm_requested(vm)) {
-    if (ranks.size() > 1) throw InvalidArgument("--llm runs one simulation: run it without mpirun");
+  if (sim::llm_requested(vm) || sim::chakra_requested(vm)) {
+    if (ranks.size() > 1)
+      throw InvalidArgument(
+          std::string(sim::llm_requested(vm) ? "--llm" : "a Chakra trace (--workload)") +
+          " runs one simulation: run it without mpirun");
     // The report never replaces a file the run reads.
     const auto given = [&](const char* flag) {
       return vm.count(flag) ? vm[flag].as<std::string>() : std::string();
     };
-    check_distinct_files(
-        {harness::resolve_data_path(given("platform")), given("llm"), given("gpu")},
-        {given("output")});
+    check_distinct_files({harness::resolve_data_path(given("platform")), given("llm"), given("gpu"),
+                          given("workload")},
+                         {given("output"), given("trace")});
     ResultOutput result(vm.count("output") ? std::optional(vm["output"].as<std::string>())
                                            : std::nullopt);
-    const int rc = sim::run_llm_mode(vm, argv[0], result.stream());
+    const int rc = sim::llm_requested(vm) ? sim::run_llm_mode(vm, argv[0], result.stream())
+                                          : sim::run_chakra_mode(vm, argv[0], result.stream());
     result.commit();
     return rc;
   }

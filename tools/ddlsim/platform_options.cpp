@@ -33,7 +33,8 @@ void add_platform_options(po::options_description& desc) {
        "(e.g. 3.35e12 or 3350GBps; default 3.35e12, an H100 SXM5's HBM3)")
       ("exact", "play every step of every collective: no step extrapolation (by default a run "
        "of 64 or more alike steps of a ring or of ddl is played until the ranks share a steady "
-       "pace and the rest is costed at it; sim/README.md gives its measured error)")
+       "pace and the rest is costed at it; sim/README.md gives its measured error); with --llm: "
+       "play every rank's step on the simulator instead of the stages' first ranks on prices")
       ("cfg", po::value<std::vector<std::string>>()->composing(),
        "name:value, a SimGrid option set after ddl's CM02 model (repeatable; sim/README.md says "
        "which change results), e.g. --cfg network/model:LV08");

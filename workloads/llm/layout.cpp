@@ -91,9 +91,12 @@ void check_layout(const ParallelLayout& l, const Transformer& m, int gpus) {
       refuse("tp " + std::to_string(l.tp) + " does not divide " + name + " (" + std::to_string(n) +
              ")");
   const int chunks = l.pp * l.virtual_stages;
-  if (m.layers % chunks != 0)
+  if (l.schedule == PipelineSchedule::interleaved && m.layers % chunks != 0)
     refuse(std::to_string(m.layers) + " layers do not split into pp x virtual stages = " +
-           std::to_string(chunks) + " equal chunks");
+           std::to_string(chunks) + " equal chunks (the interleaved schedule needs them equal)");
+  if (m.layers < l.pp)
+    refuse(std::to_string(m.layers) + " layers are fewer than the " + std::to_string(l.pp) +
+           " pipeline stages");
   if (l.ep > 1 && !m.moe()) refuse("ep " + std::to_string(l.ep) + " on a dense model");
   if (l.dp % l.ep != 0 || m.experts % l.ep != 0)
     refuse("ep " + std::to_string(l.ep) + " must divide dp (" + std::to_string(l.dp) +
@@ -102,6 +105,19 @@ void check_layout(const ParallelLayout& l, const Transformer& m, int gpus) {
   if (l.schedule == PipelineSchedule::interleaved && l.micro_batches % l.pp != 0)
     refuse("the interleaved schedule needs micro-batches (" + std::to_string(l.micro_batches) +
            ") a multiple of pp (" + std::to_string(l.pp) + ")");
+}
+
+int stage_layers(const ParallelLayout& l, const Transformer& m, int stage) {
+  const int most = (m.layers + l.pp - 1) / l.pp, shortfall = most * l.pp - m.layers;
+  // Stage s's place in the order first, last, second, second-to-last, ...
+  const int place = stage <= l.pp - 1 - stage ? 2 * stage : 2 * (l.pp - 1 - stage) + 1;
+  return place < shortfall ? most - 1 : most;
+}
+
+int first_layer(const ParallelLayout& l, const Transformer& m, int stage) {
+  int first = 0;
+  for (int s = 0; s < stage; ++s) first += stage_layers(l, m, s);
+  return first;
 }
 
 Coordinates coordinates(const ParallelLayout& l, int rank) {

@@ -37,11 +37,21 @@ struct ParallelLayout {
 ParallelLayout parse_layout(const std::string& text);
 
 // The layout fits the model and the GPU count, or InvalidArgument naming what does not: tp x pp x
-// dp other than `gpus`; tp not dividing heads, kv_heads or ffn; pp x virtual_stages not dividing
-// layers; ep not dividing dp or experts (or above 1 for a dense model); sequence parallelism
-// without tp > 1; interleaved with fewer micro-batches than stages or micro-batches not a
-// multiple of pp (Megatron-LM requires both).
+// dp other than `gpus`; tp not dividing heads, kv_heads or ffn; fewer layers than stages (1F1B),
+// pp x virtual_stages not dividing layers (interleaved); ep not dividing dp or experts (or above 1
+// for a dense model); sequence parallelism without tp > 1; interleaved with fewer micro-batches
+// than stages or micro-batches not a multiple of pp (Megatron-LM requires both).
 void check_layout(const ParallelLayout& layout, const Transformer& model, int gpus);
+
+// The layers stage `stage` holds: layers / pp when they split evenly (always so under the
+// interleaved schedule, check_layout). Otherwise (1F1B) as even as can be with the first and the
+// last stages holding one fewer, as Llama 3 was trained (Dubey et al. 2024, "The Llama 3 Herd of
+// Models", section 3.3.2: 126 layers on 16 stages, "we reduce one Transformer layer each from the
+// first and the last stages"): ceil(layers / pp) each, the shortfall taken one layer a stage from
+// the first, the last, the second, the second-to-last and so on inward.
+int stage_layers(const ParallelLayout& layout, const Transformer& model, int stage);
+// The model's index of stage `stage`'s first layer.
+int first_layer(const ParallelLayout& layout, const Transformer& model, int stage);
 
 // A rank's place in the layout.
 struct Coordinates {

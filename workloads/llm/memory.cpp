@@ -14,7 +14,7 @@ constexpr double kWeightBytes = 2, kGradientBytes = 2, kOptimizerBytes = 12;
 GpuMemory gpu_memory(const Transformer& m, const ParallelLayout& l, int stage) {
   const double h = m.hidden, f = m.ffn, t = l.tp, s = m.sequence, b = l.micro_batch_size;
   const double kv = static_cast<double>(m.kv_heads) * m.head_dim();
-  const double layers = static_cast<double>(m.layers) / l.pp;
+  const double layers = stage_layers(l, m, stage);
   // Per layer on one GPU: attention split by tp, each expert's MLP split by tp with experts / ep
   // of them here, router and norms whole.
   const double attention = (h * (h + 2 * kv) + h * h) / t;

@@ -12,6 +12,7 @@ std::string_view to_string(GroupKind g) {
     case GroupKind::dp: return "dp";
     case GroupKind::ep: return "ep";
     case GroupKind::expert_dp: return "expert_dp";
+    case GroupKind::world: return "world";
   }
   return "tp";
 }
@@ -66,10 +67,12 @@ class Builder {
       : m_(m), l_(l), c_(coordinates(l, rank)), w_(layer_work(m, l)) {}
 
   std::vector<Op> build() {
-    const int stage = c_.pp, layers = m_.layers / l_.pp;
+    const int stage = c_.pp, layers = stage_layers(l_, m_, stage),
+              first_index = first_layer(l_, m_, stage);
     const bool first = stage == 0, last = stage == l_.pp - 1;
     const std::size_t boundary = w_.activation / static_cast<std::size_t>(l_.tp);
     std::vector<std::size_t> grad_ops;  // data-parallel reductions the optimizer waits for
+    std::size_t gathered = 0;           // ZeRO 3: the allgather of the next layer's weights
     for (const auto& [forward, mb] : one_f_one_b(l_.pp, l_.micro_batches, stage)) {
       const std::string pass = std::string(forward ? "F" : "B").append(std::to_string(mb));
       const double scale = forward ? 1 : 2;  // backward: twice the forward's FLOPs
@@ -80,23 +83,39 @@ class Builder {
         wait_for(p2p(Op::Kind::recv, pass + " recv gradients", stage + 1, boundary));
       if (!forward && last) compute(pass + " logits", 2 * logits_flops(), logits_bytes());
       for (int k = 0; k < layers; ++k) {
-        const int layer = forward ? k : layers - 1 - k;
-        const std::string at = pass + " L" + std::to_string(stage * layers + layer);
-        if (l_.zero_stage == 3 && l_.dp > 1)
-          wait_for(collective(at + " weights", GroupKind::dp, Collective::allgather,
-                              bytes(w_.dense_params) * dp_size(), true));
-        if (forward) {
-          block(at + " attention", w_.attention_flops, w_.attention_bytes);
+        const auto label = [&](int k_th) {
+          return pass + " L" + std::to_string(first_index + (forward ? k_th : layers - 1 - k_th));
+        };
+        const std::string at = label(k);
+        if (l_.zero_stage == 3 && l_.dp > 1) {
+          // Prefetch (DeepSpeed's and FSDP's): the next layer's weights are gathered while this
+          // layer computes; both gathers wait for the compute before this layer, so they queue
+          // back to back on the data-parallel stream.
+          const auto gather = [&](int k_th) {
+            return collective(label(k_th) + " weights", GroupKind::dp, Collective::allgather,
+                              bytes(w_.dense_params), true);
+          };
+          if (k == 0) gathered = gather(0);
+          const std::size_t mine = gathered;
+          if (k + 1 < layers) gathered = gather(k + 1);
+          wait_for(mine);
+        }
+        // Full recomputation (Korthikanti et al. 2022, section 4): a layer's forward runs again,
+        // its tensor-parallel and expert collectives with it, right before its backward.
+        if (forward || l_.recompute) {
+          const std::string again = forward ? at : at + " recompute";
+          block(again + " attention", w_.attention_flops, w_.attention_bytes);
           if (m_.moe()) {
-            compute(at + " router", w_.router_flops, 0);
-            wait_for(
-                collective(at + " dispatch", GroupKind::ep, Collective::alltoall, w_.routed, true));
+            compute(again + " router", w_.router_flops, 0);
+            wait_for(collective(again + " dispatch", GroupKind::ep, Collective::alltoall, w_.routed,
+                                true));
           }
-          block(at + " mlp", w_.mlp_flops, w_.mlp_bytes);
+          block(again + " mlp", w_.mlp_flops, w_.mlp_bytes);
           if (m_.moe())
-            wait_for(
-                collective(at + " combine", GroupKind::ep, Collective::alltoall, w_.routed, true));
-        } else {  // the mirror: the combine's gradients back to the experts, and so on
+            wait_for(collective(again + " combine", GroupKind::ep, Collective::alltoall, w_.routed,
+                                true));
+        }
+        if (!forward) {  // the mirror: the combine's gradients back to the experts, and so on
           if (m_.moe())
             wait_for(
                 collective(at + " combine", GroupKind::ep, Collective::alltoall, w_.routed, true));
@@ -112,14 +131,12 @@ class Builder {
           // This layer's gradients are final: reduce them while the next layers compute.
           const Collective c =
               l_.zero_stage == 0 ? Collective::allreduce : Collective::reduce_scatter;
-          grad_ops.push_back(collective(
-              at + " gradients", GroupKind::dp, c,
-              bytes(w_.dense_params) * (c == Collective::allreduce ? 1 : dp_size()), false));
+          // Every replica holds the layer's whole gradient: the collective's buffer either way.
+          grad_ops.push_back(
+              collective(at + " gradients", GroupKind::dp, c, bytes(w_.dense_params), false));
           if (m_.moe() && expert_dp_size() > 1)
-            grad_ops.push_back(collective(
-                at + " expert gradients", GroupKind::expert_dp, c,
-                bytes(w_.expert_params) * (c == Collective::allreduce ? 1 : expert_dp_size()),
-                false));
+            grad_ops.push_back(collective(at + " expert gradients", GroupKind::expert_dp, c,
+                                          bytes(w_.expert_params), false));
         }
       }
       if (forward && last) compute(pass + " logits", logits_flops(), logits_bytes());

@@ -11,13 +11,16 @@
 //     (b s h) after attention and after the MLP, and one of the input gradients before each in
 //     backward; with sequence parallelism (Korthikanti et al. 2022) an allgather before each
 //     block and a reduce-scatter after it, mirrored in backward;
+//   - full recomputation (recompute): each layer's forward, collectives included, again right
+//     before its backward;
 //   - experts (MoE): an all-to-all of the routed tokens (b s h top_k / t) before the experts and
 //     one after, in forward and backward, in the expert-parallel group;
 //   - data parallelism: the gradients of each layer reduced as the last micro-batch's backward
 //     leaves it, overlapping the layers still to go: an allreduce (ZeRO 0), a reduce-scatter
 //     (ZeRO 1, 2: Megatron-LM's distributed optimizer, then an allgather of the updated weights
 //     after the optimizer step); ZeRO 3 allgathers each layer's weights before its forward and
-//     its backward and reduce-scatters its gradients after its backward.
+//     its backward, the next layer's prefetched while this one computes, and reduce-scatters its
+//     gradients after its backward.
 // Collective sizes follow nccl-tests: the whole buffer (allreduce), the gathered or scattered
 // buffer (allgather, reduce-scatter), the send buffer (all-to-all), in bytes.
 #pragma once
@@ -33,9 +36,10 @@
 namespace ddl::llm {
 
 // The group a collective runs in: this rank's tensor-parallel group, its data-parallel group
-// (the dense weights' replicas), its expert-parallel group, or the experts' data-parallel group
-// (the replicas of its experts: dp / ep ranks).
-enum class GroupKind { tp, dp, ep, expert_dp };
+// (the dense weights' replicas), its expert-parallel group, the experts' data-parallel group
+// (the replicas of its experts: dp / ep ranks), or every rank (a trace's collective that names
+// no group: workloads/llm/chakra.hpp).
+enum class GroupKind { tp, dp, ep, expert_dp, world };
 std::string_view to_string(GroupKind g);
 
 // What a compute op is, for its achieved fraction of the GPU's peak (compute_model.hpp).

@@ -10,6 +10,7 @@
 namespace ddl::llm {
 
 Communicator& LayoutGroups::of(GroupKind g) const {
+  if (g == GroupKind::world) return *world;
   const std::unique_ptr<Communicator>& c = g == GroupKind::tp   ? tp
                                            : g == GroupKind::dp ? dp
                                            : g == GroupKind::ep ? ep
@@ -22,6 +23,7 @@ LayoutGroups split_groups(Communicator& world, const ParallelLayout& l) {
   DDL_CHECK(world.size() == l.gpus(), "split_groups: the world is the layout's GPUs");
   const Coordinates c = coordinates(l, world.rank());
   LayoutGroups g;
+  g.world = &world;
   g.tp = world.split(c.dp + l.dp * c.pp, c.tp);
   g.dp = world.split(c.tp + l.tp * c.pp, c.dp);
   // Expert parallelism: ep consecutive data-parallel replicas; their experts' replicas stride ep.
@@ -45,6 +47,7 @@ const char* cause(const Op& op) {
   if (op.kind == Op::Kind::collective) {
     switch (op.group) {
       case GroupKind::tp: return "tp";
+      case GroupKind::world: return "world";
       case GroupKind::ep: return "ep";
       case GroupKind::dp:
       case GroupKind::expert_dp: return "dp";
@@ -55,6 +58,34 @@ const char* cause(const Op& op) {
 
 }  // namespace
 
+std::vector<std::size_t> stream_predecessors(const std::vector<Op>& ops) {
+  std::vector<std::size_t> before(ops.size(), ops.size());
+  std::map<GroupKind, std::size_t> last;
+  for (std::size_t i = 0; i < ops.size(); ++i)
+    if (ops[i].kind == Op::Kind::collective) {
+      if (const auto it = last.find(ops[i].group); it != last.end()) before[i] = it->second;
+      last[ops[i].group] = i;
+    }
+  return before;
+}
+
+void charge_idle(const std::vector<Op>& ops, const std::vector<std::size_t>& before,
+                 PlayedStep& step, std::size_t i, double from, double to) {
+  std::vector<std::size_t> waiting = ops[i].after;
+  while (to > from && !waiting.empty()) {
+    const auto latest = std::max_element(waiting.begin(), waiting.end(),
+                                         [&](auto a, auto b) { return step.end[a] < step.end[b]; });
+    const std::size_t j = *latest;
+    waiting.erase(latest);
+    if (ops[j].kind == Op::Kind::compute || step.end[j] <= from) return;
+    const double own = std::max(from, step.start[j]);
+    if (to > own) step.exposed[cause(ops[j])] += to - own;
+    to = std::min(own, to);
+    waiting.insert(waiting.end(), ops[j].after.begin(), ops[j].after.end());
+    if (before[j] < ops.size()) waiting.push_back(before[j]);
+  }
+}
+
 PlayedStep play_step(Communicator& world, const LayoutGroups& groups, StreamLauncher& launcher,
                      const std::vector<Op>& ops, const std::function<double(const Op&)>& seconds,
                      const PlayOptions& play) {
@@ -62,6 +93,7 @@ PlayedStep play_step(Communicator& world, const LayoutGroups& groups, StreamLaun
   step.start.assign(ops.size(), 0);
   step.end.assign(ops.size(), 0);
   std::vector<Running> running(ops.size());
+  const std::vector<std::size_t> before = stream_predecessors(ops);
   NonBlocking streams(launcher);
   step.begin = world.now();
   double computed_until = step.begin;  // when the compute stream last became idle
@@ -80,25 +112,14 @@ PlayedStep play_step(Communicator& world, const LayoutGroups& groups, StreamLaun
     r.buffer.clear();
     r.buffer.shrink_to_fit();
   };
-  // The idle span [from, to] of the compute stream before op i: the op i waited for that ended
-  // last is the cause from its start on; before its start, what that op itself waited for.
-  const std::function<void(std::size_t, double, double)> attribute = [&](std::size_t i, double from,
-                                                                         double to) {
-    std::size_t last = ops.size();
-    for (std::size_t a : ops[i].after)
-      if (last == ops.size() || step.end[a] > step.end[last]) last = a;
-    if (last == ops.size() || ops[last].kind == Op::Kind::compute) return;
-    const double own = std::max(from, step.start[last]);
-    if (to > own) step.exposed[cause(ops[last])] += to - own;
-    if (own > from) attribute(last, from, std::min(own, to));
-  };
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const Op& op = ops[i];
     for (std::size_t a : op.after) complete(a);
     Running& r = running[i];
     step.start[i] = world.now();
     if (op.kind == Op::Kind::compute) {
-      if (step.start[i] > computed_until) attribute(i, computed_until, step.start[i]);
+      if (step.start[i] > computed_until)
+        charge_idle(ops, before, step, i, computed_until, step.start[i]);
       r.request = world.compute(seconds(op));
       complete(i);
       step.compute += step.end[i] - step.start[i];

@@ -90,8 +90,11 @@ TEST_CASE("layouts: parsed, checked against the model and the GPUs, ranks in Meg
   CHECK_THROWS_WITH(check_layout(l, llama, 512), what + "tp x pp x dp = 1024, not the 512 GPUs");
   CHECK_THROWS_WITH(check_layout(parse_layout("tp=3,pp=8,dp=1"), llama, 24),
                     Catch::Contains("tp 3 does not divide heads (64)"));
-  CHECK_THROWS_WITH(check_layout(parse_layout("tp=8,pp=3,dp=1"), llama, 24),
-                    Catch::Contains("80 layers do not split into pp x virtual stages = 3"));
+  CHECK_THROWS_WITH(check_layout(parse_layout("tp=8,pp=3,dp=1,mb=3,interleaved=2"), llama, 24),
+                    Catch::Contains("80 layers do not split into pp x virtual stages = 6"));
+  CHECK_THROWS_WITH(check_layout(parse_layout("pp=81,mb=81"), llama, 81),
+                    Catch::Contains("80 layers are fewer than the 81 pipeline stages"));
+  check_layout(parse_layout("tp=8,pp=3,dp=1"), llama, 24);  // 1F1B: 26, 27, 27
   CHECK_THROWS_WITH(check_layout(parse_layout("tp=8,pp=2,dp=2,ep=2"), llama, 32),
                     Catch::Contains("ep 2 on a dense model"));
   CHECK_THROWS_WITH(check_layout(parse_layout("pp=4,interleaved=2,mb=6"), llama, 4),
@@ -107,6 +110,30 @@ TEST_CASE("layouts: parsed, checked against the model and the GPUs, ranks in Meg
   const Coordinates c = coordinates(l, 8 * 16 * 3 + 8 * 5 + 2);
   CHECK((c.tp == 2 && c.dp == 5 && c.pp == 3));
   for (int r = 0; r < l.gpus(); ++r) CHECK(rank_at(l, coordinates(l, r)) == r);
+}
+
+TEST_CASE("stages hold the layers evenly, else the first and last one fewer (Llama 3)", "[llm]") {
+  const Transformer llama3 = shipped("llama3_405b");
+  const ParallelLayout l = parse_layout("tp=8,pp=16,dp=128,mb=16");
+  check_layout(l, llama3, 16384);
+  std::vector<int> layers;
+  for (int s = 0; s < 16; ++s) layers.push_back(stage_layers(l, llama3, s));
+  std::vector<int> expected(16, 8);
+  expected.front() = expected.back() = 7;  // 126 = 14 x 8 + 2 x 7
+  CHECK(layers == expected);
+  CHECK(first_layer(l, llama3, 1) == 7);
+  CHECK(first_layer(l, llama3, 15) == 119);
+  // A shortfall of 6 on 8 stages: the first three and the last three hold one fewer.
+  Transformer ten = llama3;
+  ten.layers = 10;
+  const ParallelLayout eight = parse_layout("pp=8,mb=8");
+  layers.clear();
+  for (int s = 0; s < 8; ++s) layers.push_back(stage_layers(eight, ten, s));
+  CHECK(layers == std::vector<int>{1, 1, 1, 2, 2, 1, 1, 1});
+  CHECK(first_layer(eight, ten, 4) == 5);
+  // Even splits stay even.
+  const ParallelLayout even = parse_layout("tp=8,pp=8,dp=16,mb=32");
+  for (int s = 0; s < 8; ++s) CHECK(stage_layers(even, shipped("llama2_70b"), s) == 10);
 }
 
 TEST_CASE("a GPU's memory by hand: weights, gradients, optimizer by ZeRO stage, activations",

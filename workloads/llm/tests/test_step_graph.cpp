@@ -33,7 +33,10 @@ std::vector<std::string> labels(const std::vector<Op>& ops, Op::Kind kind) {
 
 std::string passes(const std::vector<std::pair<bool, int>>& order) {
   std::string s;
-  for (const auto& [forward, mb] : order) s += (forward ? "F" : "B") + std::to_string(mb) + " ";
+  for (const auto& [forward, mb] : order) {
+    s += forward ? 'F' : 'B';
+    s += std::to_string(mb) + " ";
+  }
   return s;
 }
 
@@ -128,7 +131,8 @@ TEST_CASE(
   {
     const auto [ops, rs] = of("dp=4,mb=2,zero=1", Collective::reduce_scatter);
     REQUIRE(rs.size() == 4);
-    CHECK(ops[rs[0]].size == static_cast<std::size_t>(layer * 2 * 4));  // the whole buffer
+    // The whole buffer: each replica holds the layer's whole gradient and keeps a quarter.
+    CHECK(ops[rs[0]].size == static_cast<std::size_t>(layer * 2));
     CHECK(ops.back().label == "updated weights");
     CHECK(ops.back().collective == Collective::allgather);
   }
@@ -136,6 +140,7 @@ TEST_CASE(
     const auto [ops, ag] = of("dp=4,mb=2,zero=3", Collective::allgather);
     REQUIRE(ag.size() == 4 * 2 * 2);  // every layer, forward and backward, each micro-batch
     CHECK(ops[ag[0]].label == "F0 L0 weights");
+    CHECK(ops[ag[0]].size == static_cast<std::size_t>(layer * 2));  // gathered from 4 quarters
   }
 }
 
@@ -164,6 +169,7 @@ TEST_CASE("every rank's FLOPs add up to the step's and groups issue alike and se
   };
   for (const Case& c : {Case{"small_gpt", "tp=2,pp=2,dp=2,mb=4,zero=1,sp"},
                         Case{"small_gpt", "pp=4,dp=2,mb=3,zero=3"},
+                        Case{"small_gpt", "pp=3,dp=2,mb=4"},  // 1, 2 and 1 layers
                         Case{"mixtral_8x7b", "tp=2,pp=2,dp=4,ep=2,mb=2"}}) {
     INFO(c.model << " " << c.layout);
     const Transformer m = shipped(c.model);
@@ -244,4 +250,37 @@ TEST_CASE("compute model: the roofline on a sourced GPU, and whether a layout fi
   CHECK_THROWS_WITH(read_gpu(path),
                     "GPU description '" + path + "': efficiency.gemm must be a fraction in (0, 1]");
   std::remove(path.c_str());
+}
+
+TEST_CASE(
+    "recomputation runs each layer's forward again, its collectives with it, before its backward",
+    "[llm]") {
+  const Transformer m = shipped("small_gpt");
+  auto total = [&](const std::string& text) {
+    const ParallelLayout l = parse_layout(text);
+    double flops = 0;
+    std::size_t collectives = 0;
+    for (int r = 0; r < l.gpus(); ++r)
+      for (const Op& op : step_graph(m, l, r)) {
+        flops += op.flops;
+        collectives += op.kind == Op::Kind::collective && op.group == GroupKind::tp;
+      }
+    return std::pair{flops, collectives};
+  };
+  const auto [plain, plain_tp] = total("tp=2,pp=2,dp=2,mb=4");
+  const auto [again, again_tp] = total("tp=2,pp=2,dp=2,mb=4,recompute");
+  // The step's model FLOPs are 3 (layers' forward + logits) per micro-batch and replica; the
+  // recomputation adds the layers' forward once more.
+  const ParallelLayout l = parse_layout("tp=2,pp=2,dp=2,mb=4");
+  const double logits = 2.0 * 128 * 256 * 1024;  // b s h V, one micro-batch
+  const double forward_layers = step_flops(m, l) / 3 - logits * 4 * 2;
+  CHECK(again - plain == Approx(forward_layers).epsilon(1e-12));
+  // Two tensor-parallel allreduces a layer (attention, MLP) in each recomputed forward: 4 layers,
+  // 4 micro-batches, 2 replicas, on both tp ranks.
+  CHECK(again_tp - plain_tp == 2u * 4 * 4 * 2 * 2);
+  const std::vector<Op> ops = step_graph(m, parse_layout("tp=2,pp=2,dp=2,mb=4,recompute"), 0);
+  const auto at = std::find_if(
+      ops.begin(), ops.end(), [](const Op& op) { return op.label == "B0 L1 recompute attention"; });
+  REQUIRE(at != ops.end());
+  CHECK(std::next(at)->label == "B0 L1 recompute attention tp allreduce");
 }
